@@ -1,0 +1,152 @@
+package io.vesta;
+
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.sequence.SequencerStrategy;
+import io.vesta.time.ManualTimeSource;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class EmbeddedIdServiceTest {
+
+    private static final Instant NOW = Instant.parse("2026-06-01T12:00:00.123Z");
+    private final ManualTimeSource clock = new ManualTimeSource(NOW);
+
+    private EmbeddedIdService.Builder builder() {
+        return EmbeddedIdService.builder().machineId(42).timeSource(clock);
+    }
+
+    @Test
+    void genIdCarriesTheNodesFieldsAndTheCurrentTime() {
+        EmbeddedIdService service = builder().type(IdType.MIN_GRANULARITY).genMethod(GenMethod.REST)
+                .machineIdRange(MachineIdRange.EMBEDDED).version(1).sequencer(SequencerStrategy.CAS).build();
+
+        long id = service.genId();
+        Id fields = service.expId(id);
+
+        assertThat(id).isNegative();
+        assertThat(fields).isEqualTo(new Id(42, 0, NOW.toEpochMilli() - 1420041600000L, 2, 1, 1));
+        assertThat(service.transTime(fields.time())).isEqualTo(NOW);
+        assertThat(service.lastIssuedTime()).isEqualTo(NOW);
+        assertThat(service.idsIssued()).isEqualTo(1);
+    }
+
+    @Test
+    void maxPeakTimeIsInSecondsAndTransTimeGivesTheSecondsStart() {
+        EmbeddedIdService service = builder().build();
+
+        Id fields = service.expId(service.genId());
+
+        assertThat(fields.time()).isEqualTo((NOW.toEpochMilli() - 1420041600000L) / 1000);
+        assertThat(service.transTime(fields.time())).isEqualTo(Instant.parse("2026-06-01T12:00:00Z"));
+    }
+
+    @Test
+    void makeIdFillsTheNodesOwnFields() {
+        EmbeddedIdService service = builder().type(IdType.MIN_GRANULARITY).genMethod(GenMethod.CENTRAL_SERVER)
+                .machineIdRange(MachineIdRange.EMBEDDED).build();
+
+        assertThat(service.expId(service.makeId(77, 5))).isEqualTo(new Id(42, 5, 77, 1, 1, 0));
+        assertThat(service.expId(service.makeId(77, 5, 900))).isEqualTo(new Id(900, 5, 77, 1, 1, 0));
+        assertThat(service.expId(service.makeId(2, 77, 5, 900))).isEqualTo(new Id(900, 5, 77, 2, 1, 0));
+        assertThat(service.expId(service.makeId(0, 2, 77, 5, 900))).isEqualTo(new Id(900, 5, 77, 2, 0, 0));
+        assertThat(service.expId(service.makeId(1, 0, 2, 77, 5, 900))).isEqualTo(new Id(900, 5, 77, 2, 0, 1));
+        assertThatIllegalArgumentException().isThrownBy(() -> service.makeId(77, 1024))
+                .withMessage("seq must be in [0, 1023], was 1024");
+    }
+
+    @Test
+    void genIdsCountIsChecked() {
+        EmbeddedIdService service = builder().build();
+
+        assertThatIllegalArgumentException().isThrownBy(() -> service.genIds(0))
+                .withMessage("count must be in [1, 100000], was 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> service.genIds(100_001))
+                .withMessage("count must be in [1, 100000], was 100001");
+        assertThat(service.genIds(100_000)).hasSize(100_000).doesNotHaveDuplicates().isSorted();
+    }
+
+    @Test
+    void serverGenMethodsDrawFromTheServerRangeByDefault() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> builder().genMethod(GenMethod.CENTRAL_SERVER).build())
+                .withMessage("machineId must be in [924, 1023], was 42");
+        assertThat(builder().machineId(1000).genMethod(GenMethod.REST).build().machineId()).isEqualTo(1000);
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().machineId(1000).build())
+                .withMessage("machineId must be in [0, 923], was 1000");
+    }
+
+    @Test
+    void everySettingIsValidatedWithItsNameValueAndRange() {
+        assertThatIllegalArgumentException().isThrownBy(() -> EmbeddedIdService.builder().timeSource(clock).build())
+                .withMessage("machineId must be set");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().version(2).build())
+                .withMessage("version must be in [0, 1], was 2");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().maxBackwardWait(Duration.ofMillis(-1)).build())
+                .withMessage("maxBackwardWait must be in [0ms, 60000ms], was -1ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().maxBackwardWait(Duration.ofMinutes(2)).build())
+                .withMessage("maxBackwardWait must be in [0ms, 60000ms], was 120000ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().persistStep(Duration.ZERO).build())
+                .withMessage("persistStep must be in [1ms, 3600000ms], was 0ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().epoch(NOW.plusSeconds(1)).build())
+                .withMessage("epoch must not be in the future, was 2026-06-01T12:00:01.123Z (now 2026-06-01T12:00:00.123Z)");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder().type(null).build())
+                .withMessage("type must be set");
+    }
+
+    @Test
+    void epochWhoseTimeFieldHasRunOutIsRejected() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> builder().epoch(Instant.parse("1980-01-01T00:00:00Z")).build())
+                .withMessage("epoch 1980-01-01T00:00:00Z is too early for MAX_PEAK: its 30-bit time field ran out at "
+                        + "2014-01-09T13:37:03.999Z; choose an epoch after 1992-05-22T22:22:56.123Z");
+    }
+
+    @Test
+    void aConfigurableEpochShiftsTheTimeField() {
+        Instant epoch = Instant.parse("2026-01-01T00:00:00Z");
+        EmbeddedIdService service = builder().type(IdType.MIN_GRANULARITY).epoch(epoch).build();
+
+        Id fields = service.expId(service.genId());
+
+        assertThat(fields.time()).isEqualTo(NOW.toEpochMilli() - epoch.toEpochMilli());
+        assertThat(service.transTime(fields.time())).isEqualTo(NOW);
+    }
+
+    @Test
+    void closeReleasesTheMachineIdAndAFailedBuildDoesToo() {
+        AtomicBoolean closed = new AtomicBoolean();
+        MachineIdProvider provider = new MachineIdProvider() {
+            @Override
+            public long acquire(MachineIdRange range) {
+                return 7;
+            }
+
+            @Override
+            public String describe() {
+                return "test";
+            }
+
+            @Override
+            public void close() {
+                closed.set(true);
+            }
+        };
+        EmbeddedIdService service = builder().machineIdProvider(provider).build();
+        assertThat(service.machineIdSource()).isEqualTo("test");
+        service.close();
+        assertThat(closed).isTrue();
+
+        closed.set(false);
+        assertThatThrownBy(() -> builder().machineIdProvider(provider).machineIdRange(new MachineIdRange(100, 200)).build())
+                .hasMessage("machineId must be in [100, 200], was 7");
+        assertThat(closed).isTrue();
+    }
+}

@@ -1,0 +1,109 @@
+package io.vesta.machine;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.util.Collection;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class MachineIdProvidersTest {
+
+    private static Collection<InetAddress> host(String... ips) {
+        return java.util.Arrays.stream(ips).map(ip -> {
+            try {
+                return InetAddress.getByName(ip);
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException(e);
+            }
+        }).toList();
+    }
+
+    @Test
+    void propertyIdInsideTheRangeIsUsed() {
+        assertThat(new PropertyMachineIdProvider(923).acquire(MachineIdRange.EMBEDDED)).isEqualTo(923);
+        assertThat(new PropertyMachineIdProvider(924).acquire(MachineIdRange.SERVER)).isEqualTo(924);
+    }
+
+    @Test
+    void propertyIdOutsideTheRangeNamesTheSettingTheValueAndTheRange() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new PropertyMachineIdProvider(950, "vesta.machine-id.value").acquire(MachineIdRange.EMBEDDED))
+                .withMessage("vesta.machine-id.value must be in [0, 923], was 950");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new PropertyMachineIdProvider(5).acquire(MachineIdRange.SERVER))
+                .withMessage("machineId must be in [924, 1023], was 5");
+    }
+
+    @Test
+    void rangeBoundsAreChecked() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new MachineIdRange(-1, 5))
+                .withMessage("machine-ID range start must be in [0, 1023], was -1");
+        assertThatIllegalArgumentException().isThrownBy(() -> new MachineIdRange(10, 5))
+                .withMessage("machine-ID range end must be in [10, 1023] (at least the range start 10), was 5");
+        assertThatIllegalArgumentException().isThrownBy(() -> new MachineIdRange(0, 1024))
+                .withMessageContaining("was 1024");
+    }
+
+    @Test
+    void ipListGivesThePositionOfTheHostsAddressOffsetByTheRangeStart() {
+        IpListMachineIdProvider provider = new IpListMachineIdProvider(
+                List.of("10.0.0.5", " 10.0.0.6 ", "fe80::1"), () -> host("127.0.0.1", "10.0.0.6"), "ipList");
+
+        assertThat(provider.acquire(MachineIdRange.EMBEDDED)).isEqualTo(1);
+        assertThat(provider.describe()).isEqualTo("ip-list (10.0.0.6 at position 1)");
+        assertThat(provider.acquire(new MachineIdRange(100, 200))).isEqualTo(101);
+    }
+
+    @Test
+    void ipListMatchesIpv6Addresses() {
+        IpListMachineIdProvider provider = new IpListMachineIdProvider(
+                List.of("10.0.0.5", "2001:db8::7"), () -> host("2001:db8:0:0:0:0:0:7"), "ipList");
+
+        assertThat(provider.acquire(MachineIdRange.SERVER)).isEqualTo(925);
+    }
+
+    @Test
+    void hostNotInTheListListsBothTheHostsAddressesAndTheList() {
+        IpListMachineIdProvider provider = new IpListMachineIdProvider(
+                List.of("10.0.0.5", "10.0.0.6"), () -> host("127.0.0.1", "192.168.1.20"), "vesta.machine-id.ip-list");
+
+        assertThatThrownBy(() -> provider.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessage("None of this host's addresses [127.0.0.1, 192.168.1.20] is in vesta.machine-id.ip-list "
+                        + "[10.0.0.5, 10.0.0.6]; add one of them to the list");
+    }
+
+    @Test
+    void positionBeyondTheRangeIsRejected() {
+        IpListMachineIdProvider provider = new IpListMachineIdProvider(
+                List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), () -> host("10.0.0.3"), "ipList");
+
+        assertThatIllegalArgumentException().isThrownBy(() -> provider.acquire(new MachineIdRange(1022, 1023)))
+                .withMessageContaining("position 2, machine ID 1024, outside the machine-ID range 1022-1023");
+    }
+
+    @Test
+    void malformedAndDuplicateEntriesAreRejectedUpFront() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.1", "db.example.com"), List::of, "ipList"))
+                .withMessage("ipList entry 'db.example.com' is not an IPv4 or IPv6 address");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.256"), List::of, "ipList"))
+                .withMessage("ipList entry '10.0.0.256' is not an IPv4 or IPv6 address");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.1", "10.0.0.1"), List::of, "ipList"))
+                .withMessage("ipList lists 10.0.0.1 twice; each address must appear once");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new IpListMachineIdProvider(List.of(), List::of, "ipList"))
+                .withMessage("ipList must list at least one IP address, was empty");
+    }
+
+    @Test
+    void localAddressesIncludeLoopback() {
+        assertThat(IpListMachineIdProvider.localAddresses()).extracting(InetAddress::isLoopbackAddress).contains(true);
+    }
+}
