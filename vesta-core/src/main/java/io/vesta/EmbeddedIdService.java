@@ -2,6 +2,7 @@ package io.vesta;
 
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.PropertyMachineIdProvider;
@@ -13,6 +14,7 @@ import io.vesta.time.TimestampStore;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 
 /**
  * Generates IDs in this process under one machine ID. Build it with {@link #builder()}; close it when the
@@ -189,6 +191,11 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return clockBehind().compareTo(maxBackwardWait()) <= 0;
     }
 
+    /** The lease on the machine ID; {@link MachineIdLease#forever()} for fixed IDs. */
+    public MachineIdLease machineIdLease() {
+        return machineIdProvider.lease();
+    }
+
     /** Writes the exact high-water mark and releases the machine ID. Call after the last ID. */
     @Override
     public void close() {
@@ -330,8 +337,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             long machineId = machineIdProvider.acquire(range);
             try {
                 range.check("machineId", machineId);
-                Timeline timeline = new Timeline(timeSource, layout, epoch, backwardWait, timestampStore, persistStep);
-                timeline.awaitStoredMark();
+                OptionalLong notBefore = machineIdProvider.notBefore();
+                Timeline timeline = new Timeline(timeSource, layout, epoch, backwardWait, timestampStore, persistStep,
+                        machineId, machineIdProvider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null);
+                timeline.awaitRestartMark();
                 return new EmbeddedIdService(this, machineId, sequencer.create(timeline));
             } catch (RuntimeException e) {
                 machineIdProvider.close();

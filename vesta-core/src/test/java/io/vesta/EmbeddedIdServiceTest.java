@@ -1,6 +1,8 @@
 package io.vesta;
 
+import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.time.ManualTimeSource;
@@ -8,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -148,5 +151,59 @@ class EmbeddedIdServiceTest {
         assertThatThrownBy(() -> builder().machineIdProvider(provider).machineIdRange(new MachineIdRange(100, 200)).build())
                 .hasMessage("machineId must be in [100, 200], was 7");
         assertThat(closed).isTrue();
+    }
+
+    private static MachineIdProvider leasedProvider(MachineIdLease lease, Long notBefore) {
+        return new MachineIdProvider() {
+            @Override
+            public long acquire(MachineIdRange range) {
+                return 11;
+            }
+
+            @Override
+            public String describe() {
+                return "leased";
+            }
+
+            @Override
+            public MachineIdLease lease() {
+                return lease;
+            }
+
+            @Override
+            public OptionalLong notBefore() {
+                return notBefore == null ? OptionalLong.empty() : OptionalLong.of(notBefore);
+            }
+        };
+    }
+
+    @Test
+    void noIdIsIssuedOnceTheLeaseRunsOutOrIsRevokedUntilItIsRenewed() {
+        MachineIdLease lease = new MachineIdLease(NOW.plusMillis(10).toEpochMilli());
+        EmbeddedIdService service = builder().type(IdType.MIN_GRANULARITY).machineIdProvider(leasedProvider(lease, null)).build();
+        service.genId();
+
+        clock.advance(Duration.ofMillis(10));
+        assertThatThrownBy(service::genId).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessage("Machine ID 11 is not held by this node at 2026-06-01T12:00:00.133Z: its lease expired at "
+                        + "2026-06-01T12:00:00.133Z and has not been renewed. No ID is issued until the lease is held again.");
+        assertThatThrownBy(() -> service.genIds(5)).isInstanceOf(MachineIdUnavailableException.class);
+
+        lease.renew(NOW.plusSeconds(10).toEpochMilli());
+        assertThat(service.genId()).isPositive();
+
+        lease.revoke("the database did not answer the heartbeat");
+        assertThatThrownBy(service::genId).hasMessageContaining(": the database did not answer the heartbeat.");
+        assertThat(service.idsIssued()).isEqualTo(2);
+    }
+
+    @Test
+    void aTakenOverIdStartsAfterThePreviousOwnersMark() {
+        long previousOwnersMark = NOW.plusMillis(3).toEpochMilli();
+        EmbeddedIdService service = builder().type(IdType.MIN_GRANULARITY)
+                .machineIdProvider(leasedProvider(new MachineIdLease(Long.MAX_VALUE - 1), previousOwnersMark)).build();
+
+        assertThat(clock.now()).isEqualTo(NOW.plusMillis(3));
+        assertThat(service.transTime(service.expId(service.genId()).time())).isEqualTo(NOW.plusMillis(3));
     }
 }

@@ -1,5 +1,7 @@
 package io.vesta.machine;
 
+import java.util.OptionalLong;
+
 /**
  * Where a node's machine ID comes from. A provider may hold a resource for as long as the ID is in use (a
  * lease, a session); {@link #close()} gives it back.
@@ -15,6 +17,23 @@ public interface MachineIdProvider extends AutoCloseable {
 
     /** Where the ID came from, for humans: {@code "property"}, {@code "ip-list (10.0.0.7 at position 3)"}. */
     String describe();
+
+    /**
+     * How long the acquired ID may be used. The generator checks it before every ID and refuses with a
+     * {@link MachineIdUnavailableException} once it has run out. The default never runs out.
+     */
+    default MachineIdLease lease() {
+        return MachineIdLease.forever();
+    }
+
+    /**
+     * A wall-clock time (Unix milliseconds) that this node's IDs must come after: the highest time a
+     * previous owner of the ID may have issued in, when the ID was taken over. Empty when there is none.
+     * The generator treats it like a persisted high-water mark.
+     */
+    default OptionalLong notBefore() {
+        return OptionalLong.empty();
+    }
 
     /** Releases what the provider holds. The default holds nothing. */
     @Override

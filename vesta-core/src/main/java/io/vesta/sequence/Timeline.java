@@ -2,6 +2,7 @@ package io.vesta.sequence;
 
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdLease;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
@@ -27,11 +28,14 @@ public final class Timeline {
     private final long maxBackwardWaitMillis;
     private final TimestampStore store;
     private final long persistStepMillis;
+    private final MachineIdLease lease;
+    private final long machineId;
 
     /** Every issued unit starts before this; {@code Long.MAX_VALUE} without a store. */
     private volatile long reservedUntil;
     private final AtomicLong highestAdmitted = new AtomicLong(Long.MIN_VALUE);
     private final long startUnit;
+    private final long restartMark;
 
     private final LongAdder exhaustedWaits = new LongAdder();
     private final LongAdder exhaustedWaitNanos = new LongAdder();
@@ -41,9 +45,11 @@ public final class Timeline {
     /**
      * @param store may be null; then nothing is persisted
      * @param persistStep how far ahead of the issued time the stored mark is pushed each time it is written
+     * @param lease checked before every ID
+     * @param notBefore a mark from elsewhere (a previous owner of the machine ID), Unix ms, or null
      */
     public Timeline(TimeSource timeSource, IdLayout layout, Instant epoch, Duration maxBackwardWait,
-            TimestampStore store, Duration persistStep) {
+            TimestampStore store, Duration persistStep, long machineId, MachineIdLease lease, Long notBefore) {
         this.timeSource = timeSource;
         this.layout = layout;
         this.epochMillis = epoch.toEpochMilli();
@@ -52,15 +58,14 @@ public final class Timeline {
         this.maxBackwardWaitMillis = maxBackwardWait.toMillis();
         this.store = store;
         this.persistStepMillis = Math.max(unitMillis, persistStep.toMillis());
-        if (store == null) {
-            this.reservedUntil = Long.MAX_VALUE;
-            this.startUnit = -1;
-        } else {
-            OptionalLong mark = store.load();
-            this.reservedUntil = mark.orElse(Long.MIN_VALUE);
-            // Every unit issued before the restart starts strictly before the mark.
-            this.startUnit = mark.isPresent() ? Math.max(-1, Math.floorDiv(mark.getAsLong() - 1 - epochMillis, unitMillis)) : -1;
-        }
+        this.machineId = machineId;
+        this.lease = lease;
+        OptionalLong stored = store == null ? OptionalLong.empty() : store.load();
+        this.reservedUntil = store == null ? Long.MAX_VALUE : stored.orElse(Long.MIN_VALUE);
+        long mark = Math.max(stored.orElse(Long.MIN_VALUE), notBefore == null ? Long.MIN_VALUE : notBefore);
+        this.restartMark = mark;
+        // Every unit issued before the mark starts strictly before it, so those units count as used up.
+        this.startUnit = mark == Long.MIN_VALUE ? -1 : Math.max(-1, Math.floorDiv(mark - 1 - epochMillis, unitMillis));
     }
 
     public IdLayout layout() {
@@ -75,9 +80,13 @@ public final class Timeline {
         return startUnit;
     }
 
-    /** The current time in the layout's unit since the epoch. */
+    /** The current time in the layout's unit since the epoch, if the machine ID is still held. */
     long currentUnit() {
-        return Math.floorDiv(timeSource.currentTimeMillis() - epochMillis, unitMillis);
+        long now = timeSource.currentTimeMillis();
+        if (!lease.isHeldAt(now)) {
+            throw lease.notHeld(machineId, now);
+        }
+        return Math.floorDiv(now - epochMillis, unitMillis);
     }
 
     long startOf(long unit) {
@@ -142,17 +151,17 @@ public final class Timeline {
     }
 
     /**
-     * Blocks a (re)started generator until the clock passes the stored mark, when the mark is ahead by no more
-     * than one persist step: the case of a restart right after a crash. A clock further behind than that was
-     * set back, and is left to the step-back policy of the first call.
+     * Blocks a (re)started generator until the clock passes the restart mark, when the mark is ahead by no
+     * more than one persist step: the case of a restart right after a crash. A clock further behind than that
+     * was set back, and is left to the step-back policy of the first call.
      */
-    public void awaitStoredMark() {
-        if (store == null || reservedUntil == Long.MIN_VALUE) {
+    public void awaitRestartMark() {
+        if (restartMark == Long.MIN_VALUE) {
             return;
         }
-        long ahead = reservedUntil - timeSource.currentTimeMillis();
+        long ahead = restartMark - timeSource.currentTimeMillis();
         if (ahead > 0 && ahead <= persistStepMillis) {
-            timeSource.sleepUntil(reservedUntil);
+            timeSource.sleepUntil(restartMark);
         }
     }
 

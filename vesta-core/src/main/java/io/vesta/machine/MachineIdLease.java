@@ -1,0 +1,70 @@
+package io.vesta.machine;
+
+import java.time.Instant;
+
+/**
+ * How long a node may issue under its machine ID. Providers that share IDs between nodes (database leases,
+ * ZooKeeper) renew it while they hold the ID and revoke it when they cannot be sure they still do; the
+ * generator reads it before every ID, so it is a single volatile field. Providers whose IDs are fixed by
+ * configuration use {@link #forever()}.
+ */
+public final class MachineIdLease {
+
+    private static final MachineIdLease FOREVER = new MachineIdLease(Long.MAX_VALUE);
+
+    private volatile long heldUntil;
+    private volatile String lostReason;
+
+    public MachineIdLease(long heldUntilEpochMillis) {
+        this.heldUntil = heldUntilEpochMillis;
+    }
+
+    /** A lease that never ends. */
+    public static MachineIdLease forever() {
+        return FOREVER;
+    }
+
+    /** Unix milliseconds until which the ID is certainly this node's; {@code Long.MAX_VALUE} for ever. */
+    public long heldUntil() {
+        return heldUntil;
+    }
+
+    /** Extends (or shortens) the lease to {@code epochMillis}; clears a revocation. */
+    public void renew(long epochMillis) {
+        if (this == FOREVER) {
+            throw new UnsupportedOperationException("the lease of a fixed machine ID cannot change");
+        }
+        this.lostReason = null;
+        this.heldUntil = epochMillis;
+    }
+
+    /** Ends the lease now: no ID is issued until it is renewed. */
+    public void revoke(String reason) {
+        if (this == FOREVER) {
+            throw new UnsupportedOperationException("the lease of a fixed machine ID cannot change");
+        }
+        this.lostReason = reason;
+        this.heldUntil = Long.MIN_VALUE;
+    }
+
+    /** Whether the ID may be used at {@code epochMillis}. */
+    public boolean isHeldAt(long epochMillis) {
+        return epochMillis < heldUntil;
+    }
+
+    /** Why the lease was revoked, or null. */
+    public String lostReason() {
+        return lostReason;
+    }
+
+    /** The exception a generator throws when asked for an ID at {@code epochMillis} without the lease. */
+    public MachineIdUnavailableException notHeld(long machineId, long epochMillis) {
+        String reason = lostReason;
+        long until = heldUntil;
+        return new MachineIdUnavailableException("Machine ID " + machineId + " is not held by this node at "
+                + Instant.ofEpochMilli(epochMillis) + ": "
+                + (reason != null ? reason : until == Long.MIN_VALUE ? "the lease was revoked"
+                        : "its lease expired at " + Instant.ofEpochMilli(until) + " and has not been renewed")
+                + ". No ID is issued until the lease is held again.");
+    }
+}
