@@ -35,7 +35,10 @@ public interface MachineIdProvider extends AutoCloseable {
         return OptionalLong.empty();
     }
 
-    /** Releases what the provider holds. The default holds nothing. */
+    /**
+     * Releases what the provider holds. Must be safe to call more than once: the generator closes its provider,
+     * and a container that manages the provider may close it again. The default holds nothing.
+     */
     @Override
     default void close() {
     }

@@ -1,0 +1,36 @@
+package io.vesta.autoconfigure;
+
+/**
+ * A {@code vesta.*} property whose value cannot be used. Carries the property, the value and what is
+ * allowed, which {@link VestaFailureAnalyzer} turns into Spring Boot's start-up failure report.
+ */
+public class InvalidVestaPropertyException extends IllegalArgumentException {
+
+    private final String property;
+    private final Object value;
+    private final String allowed;
+
+    public InvalidVestaPropertyException(String property, Object value, String allowed, String problem, Throwable cause) {
+        super("Invalid Vesta configuration: " + property + "=" + (value == null ? "(unset)" : value) + " " + problem
+                + "; allowed: " + allowed, cause);
+        this.property = property;
+        this.value = value;
+        this.allowed = allowed;
+    }
+
+    public InvalidVestaPropertyException(String property, Object value, String allowed, String problem) {
+        this(property, value, allowed, problem, null);
+    }
+
+    public String getProperty() {
+        return property;
+    }
+
+    public Object getValue() {
+        return value;
+    }
+
+    public String getAllowed() {
+        return allowed;
+    }
+}

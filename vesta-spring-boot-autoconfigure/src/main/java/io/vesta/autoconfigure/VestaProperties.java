@@ -1,0 +1,240 @@
+package io.vesta.autoconfigure;
+
+import io.vesta.GenMethod;
+import io.vesta.IdType;
+import io.vesta.sequence.SequencerStrategy;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Configuration of Vesta ID generation: {@code vesta.*}. */
+@ConfigurationProperties("vesta")
+public class VestaProperties {
+
+    /** ID layout: max-peak orders by second (2^20 IDs/s per machine ID), min-granularity by millisecond (1024 IDs/ms). Changing it needs a restart. */
+    private IdType type = IdType.MAX_PEAK;
+
+    /** Where IDs are made: embedded generates them in this process. */
+    private Mode mode = Mode.EMBEDDED;
+
+    /** How IDs issued by this node are marked: embedded, central-server or rest. Also selects the default machine-ID range. */
+    private GenMethod genMethod = GenMethod.EMBEDDED;
+
+    /** Version bit of issued IDs: 0 normally, 1 for the extension/migration window (such IDs are negative longs). */
+    private int version = 0;
+
+    /** How the node's sequence state is guarded: lock (ReentrantLock), synchronized, or cas (lock-free). */
+    private SequencerStrategy sequencer = SequencerStrategy.LOCK;
+
+    /** The instant that time fields count from, ISO-8601 with an offset. Set a later epoch only for new deployments: IDs made with another epoch decode to other times. */
+    private String epoch = "2015-01-01T00:00:00+08:00";
+
+    private final MachineId machineId = new MachineId();
+
+    private final Clock clock = new Clock();
+
+    private final TimeStore timeStore = new TimeStore();
+
+    public IdType getType() {
+        return type;
+    }
+
+    public void setType(IdType type) {
+        this.type = type;
+    }
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    public GenMethod getGenMethod() {
+        return genMethod;
+    }
+
+    public void setGenMethod(GenMethod genMethod) {
+        this.genMethod = genMethod;
+    }
+
+    public int getVersion() {
+        return version;
+    }
+
+    public void setVersion(int version) {
+        this.version = version;
+    }
+
+    public SequencerStrategy getSequencer() {
+        return sequencer;
+    }
+
+    public void setSequencer(SequencerStrategy sequencer) {
+        this.sequencer = sequencer;
+    }
+
+    public String getEpoch() {
+        return epoch;
+    }
+
+    public void setEpoch(String epoch) {
+        this.epoch = epoch;
+    }
+
+    public MachineId getMachineId() {
+        return machineId;
+    }
+
+    public Clock getClock() {
+        return clock;
+    }
+
+    public TimeStore getTimeStore() {
+        return timeStore;
+    }
+
+    /** Where IDs are made. */
+    public enum Mode {
+        /** Generate IDs in this process. */
+        EMBEDDED
+    }
+
+    /** Where the machine ID comes from. */
+    public enum MachineIdStrategy {
+        /** The value of vesta.machine-id.value. */
+        PROPERTY,
+        /** The position of this host's address in vesta.machine-id.ip-list. */
+        IP_LIST
+    }
+
+    /** {@code vesta.machine-id.*}. */
+    public static class MachineId {
+
+        /** Where the machine ID comes from: property (vesta.machine-id.value) or ip-list (position of this host in vesta.machine-id.ip-list). */
+        private MachineIdStrategy strategy = MachineIdStrategy.PROPERTY;
+
+        /** This node's machine ID, for the property strategy. Must lie in the range of the node's gen-method. */
+        private Long value;
+
+        /** IP addresses of every node, in the same order on every node; a node's machine ID is its address's position plus the range start. */
+        private List<String> ipList = new ArrayList<>();
+
+        /** Machine IDs of embedded nodes (gen-method embedded). */
+        private final Range embeddedRange = new Range(0, 923);
+
+        /** Machine IDs of central and REST servers (gen-method central-server or rest). */
+        private final Range serverRange = new Range(924, 1023);
+
+        public MachineIdStrategy getStrategy() {
+            return strategy;
+        }
+
+        public void setStrategy(MachineIdStrategy strategy) {
+            this.strategy = strategy;
+        }
+
+        public Long getValue() {
+            return value;
+        }
+
+        public void setValue(Long value) {
+            this.value = value;
+        }
+
+        public List<String> getIpList() {
+            return ipList;
+        }
+
+        public void setIpList(List<String> ipList) {
+            this.ipList = ipList;
+        }
+
+        public Range getEmbeddedRange() {
+            return embeddedRange;
+        }
+
+        public Range getServerRange() {
+            return serverRange;
+        }
+    }
+
+    /** An inclusive range of machine IDs within 0-1023. */
+    public static class Range {
+
+        /** Lowest machine ID of the range, 0-1023. */
+        private long min;
+
+        /** Highest machine ID of the range, at least its min and at most 1023. */
+        private long max;
+
+        public Range() {
+        }
+
+        Range(long min, long max) {
+            this.min = min;
+            this.max = max;
+        }
+
+        public long getMin() {
+            return min;
+        }
+
+        public void setMin(long min) {
+            this.min = min;
+        }
+
+        public long getMax() {
+            return max;
+        }
+
+        public void setMax(long max) {
+            this.max = max;
+        }
+    }
+
+    /** {@code vesta.clock.*}. */
+    public static class Clock {
+
+        /** Largest step back of the clock that is waited out; a larger one refuses IDs until the clock catches up. Defaults to 5ms for min-granularity and 1s for max-peak; at most 1m. */
+        private Duration maxBackwardWait;
+
+        public Duration getMaxBackwardWait() {
+            return maxBackwardWait;
+        }
+
+        public void setMaxBackwardWait(Duration maxBackwardWait) {
+            this.maxBackwardWait = maxBackwardWait;
+        }
+    }
+
+    /** {@code vesta.time-store.*}. */
+    public static class TimeStore {
+
+        /** File that keeps a high-water mark ahead of issued time, so a restart with the clock set back cannot repeat IDs. Unset: nothing is persisted. */
+        private Path file;
+
+        /** How far ahead of issued time the high-water mark is written each time; a restart right after a crash waits up to this long. */
+        private Duration persistStep = Duration.ofSeconds(3);
+
+        public Path getFile() {
+            return file;
+        }
+
+        public void setFile(Path file) {
+            this.file = file;
+        }
+
+        public Duration getPersistStep() {
+            return persistStep;
+        }
+
+        public void setPersistStep(Duration persistStep) {
+            this.persistStep = persistStep;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.vesta.autoconfigure.actuate;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.Id;
+import io.vesta.IdService;
+import io.vesta.IdType;
+import io.vesta.autoconfigure.VestaProperties;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code /actuator/vesta}: the node's identity and counters; {@code /actuator/vesta/{id}} decodes an ID.
+ * Like Boot's own endpoints it is not exposed over HTTP until the application exposes it.
+ */
+@Endpoint(id = "vesta")
+public class VestaEndpoint {
+
+    private final IdService idService;
+    private final VestaProperties properties;
+
+    public VestaEndpoint(IdService idService, VestaProperties properties) {
+        this.idService = idService;
+        this.properties = properties;
+    }
+
+    @ReadOperation
+    public Map<String, Object> identity() {
+        Map<String, Object> identity = new LinkedHashMap<>();
+        identity.put("mode", properties.getMode());
+        if (idService instanceof EmbeddedIdService embedded) {
+            identity.put("type", embedded.type());
+            identity.put("machineId", embedded.machineId());
+            identity.put("machineIdSource", embedded.machineIdSource());
+            identity.put("genMethod", embedded.genMethod());
+            identity.put("version", embedded.version());
+            identity.put("epoch", embedded.epoch());
+            identity.put("sequencer", embedded.sequencerStrategy());
+            identity.put("lastIssuedTime", embedded.lastIssuedTime());
+            identity.put("idsIssued", embedded.idsIssued());
+            identity.put("exhaustedWaits", embedded.exhaustedWaits());
+            identity.put("clockBackwardSteps", embedded.clockBackwardSteps());
+        } else {
+            identity.put("type", properties.getType());
+            identity.put("idService", idService.getClass().getName());
+        }
+        return identity;
+    }
+
+    @ReadOperation
+    public DecodedId decode(@Selector String id) {
+        long value = parse(id);
+        Id fields = idService.expId(value);
+        return new DecodedId(value, Long.toUnsignedString(value), fields.machine(), fields.seq(), fields.time(),
+                fields.genMethod(), fields.type(), fields.idType(), fields.version(), timeOf(fields));
+    }
+
+    private Instant timeOf(Id fields) {
+        // transTime works in the node's own type; an ID of the other type is read in its own unit.
+        if (idService instanceof EmbeddedIdService embedded && embedded.type() != fields.idType()) {
+            return embedded.codec().transTime(fields.idType(), fields.time());
+        }
+        if (properties.getType() != fields.idType() && !(idService instanceof EmbeddedIdService)) {
+            return null;
+        }
+        return idService.transTime(fields.time());
+    }
+
+    private static long parse(String id) {
+        try {
+            return id.startsWith("-") ? Long.parseLong(id) : Long.parseUnsignedLong(id);
+        } catch (NumberFormatException e) {
+            throw new InvalidEndpointRequestException("id must be a 64-bit integer (signed, or unsigned for version-1 IDs), was '"
+                    + id + "'", "Invalid id");
+        }
+    }
+
+    /** An ID's fields and the wall-clock time they stand for. {@code unsigned} is the ID as an unsigned decimal. */
+    public record DecodedId(long id, String unsigned, long machine, long seq, long time, long genMethod, long type,
+            IdType idType, long version, Instant instant) {
+    }
+}

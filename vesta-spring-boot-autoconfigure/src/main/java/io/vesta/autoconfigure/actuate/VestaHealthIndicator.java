@@ -1,0 +1,46 @@
+package io.vesta.autoconfigure.actuate;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.machine.MachineIdLease;
+import io.vesta.time.TimeSource;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+import java.time.Instant;
+
+/** UP while the node can issue IDs; DOWN, with the reason, while its clock is too far back or its machine ID is not held. */
+public class VestaHealthIndicator extends AbstractHealthIndicator {
+
+    private final EmbeddedIdService idService;
+    private final TimeSource timeSource;
+
+    public VestaHealthIndicator(EmbeddedIdService idService, TimeSource timeSource) {
+        super("Vesta health check failed");
+        this.idService = idService;
+        this.timeSource = timeSource;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        builder.withDetail("machineId", idService.machineId())
+                .withDetail("machineIdSource", idService.machineIdSource())
+                .withDetail("type", idService.type());
+        long now = timeSource.currentTimeMillis();
+        MachineIdLease lease = idService.machineIdLease();
+        if (!lease.isHeldAt(now)) {
+            builder.down().withDetail("reason", lease.notHeld(idService.machineId(), now).getMessage());
+            return;
+        }
+        if (lease.heldUntil() != Long.MAX_VALUE) {
+            builder.withDetail("leaseHeldUntil", Instant.ofEpochMilli(lease.heldUntil()));
+        }
+        if (!idService.clockHealthy()) {
+            builder.down().withDetail("reason", "The clock is " + idService.clockBehind().toMillis()
+                    + " ms behind the last issued ID (" + idService.lastIssuedTime() + "), beyond the "
+                    + idService.maxBackwardWait().toMillis() + " ms that are waited out (vesta.clock.max-backward-wait);"
+                    + " no ID is issued until it catches up");
+            return;
+        }
+        builder.up().withDetail("lastIssuedTime", idService.lastIssuedTime());
+    }
+}

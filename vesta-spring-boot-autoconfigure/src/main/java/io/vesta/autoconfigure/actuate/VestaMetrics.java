@@ -1,0 +1,49 @@
+package io.vesta.autoconfigure.actuate;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.vesta.EmbeddedIdService;
+import io.vesta.time.TimeSource;
+
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Meters read from the generator's own counters when a registry is scraped, so issuing an ID costs nothing
+ * extra: IDs issued, waits on a used-up sequence (count and time), clock steps back, and how far the last
+ * issued time lags behind the clock.
+ */
+public class VestaMetrics implements MeterBinder {
+
+    private final EmbeddedIdService idService;
+    private final TimeSource timeSource;
+
+    public VestaMetrics(EmbeddedIdService idService, TimeSource timeSource) {
+        this.idService = idService;
+        this.timeSource = timeSource;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Tags tags = Tags.of("machine", Long.toString(idService.machineId()), "type", idService.type().name());
+        FunctionCounter.builder("vesta.ids.issued", idService, EmbeddedIdService::idsIssued)
+                .description("IDs issued by this node").baseUnit("ids").tags(tags).register(registry);
+        FunctionTimer.builder("vesta.sequence.exhausted.waits", idService, EmbeddedIdService::exhaustedWaits,
+                        s -> s.exhaustedWaitTime().toNanos(), TimeUnit.NANOSECONDS)
+                .description("Waits for the next time unit after a unit's sequence was used up").tags(tags).register(registry);
+        FunctionCounter.builder("vesta.clock.backward.steps", idService, EmbeddedIdService::clockBackwardSteps)
+                .description("Times the clock was seen behind the last issued ID").tags(tags).register(registry);
+        Gauge.builder("vesta.clock.lag", this, VestaMetrics::lagSeconds)
+                .description("How far the time of the last issued ID lags behind the clock").baseUnit("seconds")
+                .tags(tags).register(registry);
+    }
+
+    private double lagSeconds() {
+        Instant last = idService.lastIssuedTime();
+        return last == null ? Double.NaN : (timeSource.currentTimeMillis() - last.toEpochMilli()) / 1000.0;
+    }
+}

@@ -1,0 +1,163 @@
+package io.vesta.autoconfigure;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
+import io.vesta.Id;
+import io.vesta.IdService;
+import io.vesta.IdType;
+import io.vesta.layout.IdCodec;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.sequence.SequencerStrategy;
+import io.vesta.time.ManualTimeSource;
+import io.vesta.time.TimeSource;
+import io.vesta.time.TimestampStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class VestaAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class));
+
+    @Test
+    void aMachineIdIsAllItTakesToGetAnIdService() {
+        runner.withPropertyValues("vesta.machine-id.value=5").run(context -> {
+            assertThat(context).hasSingleBean(IdService.class);
+            EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+            assertThat(service.type()).isEqualTo(IdType.MAX_PEAK);
+            assertThat(service.machineId()).isEqualTo(5);
+            assertThat(service.machineIdSource()).isEqualTo("property");
+            assertThat(service.genMethod()).isEqualTo(GenMethod.EMBEDDED);
+            assertThat(service.sequencerStrategy()).isEqualTo(SequencerStrategy.LOCK);
+            assertThat(service.epoch()).isEqualTo(IdCodec.DEFAULT_EPOCH);
+            assertThat(service.maxBackwardWait()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(service.expId(service.genId()).machine()).isEqualTo(5);
+        });
+    }
+
+    @Test
+    void everyPropertyReachesTheEngine() {
+        runner.withPropertyValues("vesta.type=min-granularity", "vesta.sequencer=cas", "vesta.gen-method=rest",
+                "vesta.machine-id.value=1000", "vesta.version=1", "vesta.epoch=2020-01-01T08:00:00+08:00",
+                "vesta.clock.max-backward-wait=20ms").run(context -> {
+                    EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                    assertThat(service.type()).isEqualTo(IdType.MIN_GRANULARITY);
+                    assertThat(service.sequencerStrategy()).isEqualTo(SequencerStrategy.CAS);
+                    assertThat(service.epoch()).isEqualTo(Instant.parse("2020-01-01T00:00:00Z"));
+                    assertThat(service.maxBackwardWait()).isEqualTo(Duration.ofMillis(20));
+                    long id = service.genId();
+                    assertThat(id).isNegative();
+                    assertThat(service.expId(id)).extracting(Id::machine, Id::genMethod, Id::type, Id::version)
+                            .containsExactly(1000L, 2L, 1L, 1L);
+                });
+    }
+
+    @Test
+    void rangesAreConfigurable() {
+        runner.withPropertyValues("vesta.machine-id.value=950", "vesta.machine-id.embedded-range.max=999",
+                "vesta.machine-id.server-range.min=1000").run(context ->
+                        assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(950));
+    }
+
+    @Test
+    void ipListStrategyUsesThePositionOfThisHostsAddress() {
+        runner.withPropertyValues("vesta.machine-id.strategy=ip-list", "vesta.machine-id.ip-list=192.0.2.1,127.0.0.1",
+                "vesta.machine-id.embedded-range.min=100").run(context -> {
+                    EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                    assertThat(service.machineId()).isEqualTo(101);
+                    assertThat(service.machineIdSource()).isEqualTo("ip-list (127.0.0.1 at position 1)");
+                });
+    }
+
+    @Test
+    void timeStoreFileKeepsTheHighWaterMark(@TempDir Path dir) {
+        Path file = dir.resolve("vesta-time");
+        runner.withPropertyValues("vesta.machine-id.value=5", "vesta.time-store.file=" + file,
+                "vesta.time-store.persist-step=10s").run(context -> {
+                    assertThat(context).hasSingleBean(TimestampStore.class);
+                    long before = System.currentTimeMillis();
+                    context.getBean(IdService.class).genId();
+                    long mark = Long.parseLong(Files.readString(file).trim());
+                    assertThat(mark).isBetween(before + 9_000, System.currentTimeMillis() + 10_000);
+                });
+        assertThat(file).exists();
+    }
+
+    @Test
+    void withoutATimeStoreFileNothingIsPersisted() {
+        runner.withPropertyValues("vesta.machine-id.value=5")
+                .run(context -> assertThat(context).doesNotHaveBean(TimestampStore.class));
+    }
+
+    @Test
+    void anIdServiceOfTheUsersOwnWinsAndNeedsNoMachineId() {
+        runner.withUserConfiguration(OwnIdService.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBeanNamesForType(IdService.class)).containsExactly("myIdService");
+            assertThat(context).doesNotHaveBean(MachineIdProvider.class);
+            assertThat(context.getBean(IdService.class)).isSameAs(context.getBean(OwnIdService.class).service);
+        });
+    }
+
+    @Test
+    void aMachineIdProviderOfTheUsersOwnIsUsedAndReleasedWhenTheContextCloses() {
+        TrackedProvider provider = new TrackedProvider();
+        runner.withBean(MachineIdProvider.class, () -> provider).run(context -> {
+            assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(321);
+            assertThat(provider.closed).isFalse();
+        });
+        assertThat(provider.closed).isTrue();
+    }
+
+    @Test
+    void aTimeSourceOfTheUsersOwnDrivesTheClock() {
+        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2030-05-05T05:05:05Z"));
+        runner.withBean(TimeSource.class, () -> clock).withPropertyValues("vesta.machine-id.value=5").run(context -> {
+            IdService service = context.getBean(IdService.class);
+            assertThat(service.transTime(service.expId(service.genId()).time())).isEqualTo(clock.now());
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnIdService {
+
+        final EmbeddedIdService service = EmbeddedIdService.builder().machineId(1).build();
+
+        @Bean
+        IdService myIdService() {
+            return service;
+        }
+    }
+
+    static class TrackedProvider implements MachineIdProvider {
+
+        volatile boolean closed;
+
+        @Override
+        public long acquire(MachineIdRange range) {
+            return 321;
+        }
+
+        @Override
+        public String describe() {
+            return "tracked";
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.vesta.autoconfigure.actuate;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vesta.EmbeddedIdService;
+import io.vesta.IdService;
+import io.vesta.IdType;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.time.ManualTimeSource;
+import io.vesta.time.TimeSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class VestaActuatorAutoConfigurationTests {
+
+    private static final Instant NOW = Instant.parse("2026-03-01T10:00:00.250Z");
+
+    private final ManualTimeSource clock = new ManualTimeSource(NOW);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, EndpointAutoConfiguration.class,
+                    VestaEndpointAutoConfiguration.class, VestaHealthContributorAutoConfiguration.class,
+                    MetricsAutoConfiguration.class, VestaMetricsAutoConfiguration.class))
+            .withBean(TimeSource.class, () -> clock)
+            .withBean(SimpleMeterRegistry.class)
+            .withPropertyValues("vesta.machine-id.value=12", "vesta.type=min-granularity");
+
+    @Test
+    void endpointIsThereOnlyWhenExposedAsBootsOwnAre() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(VestaEndpoint.class));
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta")
+                .run(context -> assertThat(context).hasSingleBean(VestaEndpoint.class));
+    }
+
+    @Test
+    void endpointShowsTheNodesIdentity() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta").run(context -> {
+            context.getBean(IdService.class).genIds(3);
+            Map<String, Object> identity = context.getBean(VestaEndpoint.class).identity();
+            assertThat(identity).containsEntry("type", IdType.MIN_GRANULARITY).containsEntry("machineId", 12L)
+                    .containsEntry("machineIdSource", "property").containsEntry("idsIssued", 3L)
+                    .containsEntry("lastIssuedTime", NOW).containsKeys("mode", "genMethod", "version", "epoch", "sequencer");
+        });
+    }
+
+    @Test
+    void endpointDecodesAnIdIntoItsFieldsAndTime() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta").run(context -> {
+            long id = context.getBean(IdService.class).genId();
+            VestaEndpoint.DecodedId decoded = context.getBean(VestaEndpoint.class).decode(Long.toString(id));
+            assertThat(decoded.id()).isEqualTo(id);
+            assertThat(decoded.machine()).isEqualTo(12);
+            assertThat(decoded.idType()).isEqualTo(IdType.MIN_GRANULARITY);
+            assertThat(decoded.instant()).isEqualTo(NOW);
+
+            long versionOne = context.getBean(IdService.class).makeId(1, 1, 0, 5, 6, 7);
+            VestaEndpoint.DecodedId negative = context.getBean(VestaEndpoint.class).decode(Long.toUnsignedString(versionOne));
+            assertThat(negative.id()).isEqualTo(versionOne).isNegative();
+            assertThat(negative.version()).isEqualTo(1);
+            assertThat(context.getBean(VestaEndpoint.class).decode(Long.toString(versionOne)).seq()).isEqualTo(6);
+
+            assertThatExceptionOfType(InvalidEndpointRequestException.class)
+                    .isThrownBy(() -> context.getBean(VestaEndpoint.class).decode("12abc"))
+                    .withMessageContaining("id must be a 64-bit integer");
+        });
+    }
+
+    @Test
+    void healthIsUpWhileIdsCanBeIssuedAndDownWhileTheClockIsTooFarBack() {
+        runner.run(context -> {
+            HealthIndicator health = context.getBean("vestaHealthIndicator", HealthIndicator.class);
+            IdService ids = context.getBean(IdService.class);
+            ids.genId();
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+
+            clock.advance(Duration.ofMillis(-40));
+            Health down = health.health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails()).containsEntry("machineId", 12L);
+            assertThat((String) down.getDetails().get("reason"))
+                    .startsWith("The clock is 40 ms behind the last issued ID")
+                    .contains("beyond the 5 ms that are waited out (vesta.clock.max-backward-wait)");
+
+            clock.advance(Duration.ofMillis(41));
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        });
+    }
+
+    @Test
+    void metersFollowTheGeneratorsCounters() {
+        runner.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            EmbeddedIdService ids = context.getBean(EmbeddedIdService.class);
+            ids.genIds(1024 + 10); // one used-up millisecond: one wait
+            clock.advance(Duration.ofMillis(-3));
+            ids.genId(); // a small step back, waited out
+            clock.advance(Duration.ofMillis(500));
+
+            assertThat(registry.get("vesta.ids.issued").tag("machine", "12").functionCounter().count()).isEqualTo(1035);
+            FunctionTimer waits = registry.get("vesta.sequence.exhausted.waits").functionTimer();
+            assertThat(waits.count()).isEqualTo(1);
+            assertThat(waits.totalTime(TimeUnit.NANOSECONDS)).isNotNegative();
+            assertThat(registry.get("vesta.clock.backward.steps").functionCounter().count()).isEqualTo(1);
+            Gauge lag = registry.get("vesta.clock.lag").gauge();
+            assertThat(lag.value()).isEqualTo(0.5);
+        });
+    }
+
+    @Test
+    void withoutActuatorThereIsNoEndpointAndTheIdServiceStillWorks() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta")
+                .withClassLoader(new FilteredClassLoader(Endpoint.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(VestaEndpoint.class);
+                    assertThat(context).hasSingleBean(IdService.class).hasSingleBean(VestaHealthIndicator.class);
+                });
+    }
+
+    @Test
+    void withoutHealthSupportThereIsNoHealthIndicator() {
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(VestaHealthIndicator.class)
+                        .hasSingleBean(IdService.class));
+    }
+
+    @Test
+    void withoutMicrometerThereAreNoMeters() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaMetricsAutoConfiguration.class))
+                .withPropertyValues("vesta.machine-id.value=12")
+                .withClassLoader(new FilteredClassLoader(MeterBinder.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(VestaMetrics.class)
+                        .hasSingleBean(IdService.class));
+    }
+
+    @Test
+    void healthIndicatorCanBeSwitchedOff() {
+        runner.withPropertyValues("management.health.vesta.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(VestaHealthIndicator.class));
+    }
+
+    @Test
+    void metersAreTaggedWithMachineAndType() {
+        runner.run(context -> {
+            FunctionCounter issued = context.getBean(MeterRegistry.class).get("vesta.ids.issued").functionCounter();
+            assertThat(issued.getId().getTag("type")).isEqualTo("MIN_GRANULARITY");
+            assertThat(issued.getId().getTag("machine")).isEqualTo("12");
+        });
+    }
+}
