@@ -1,0 +1,564 @@
+package io.vesta.segment;
+
+import io.vesta.IdService;
+import io.vesta.time.TimeSource;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Dense, increasing numbers per business tag, Leaf-segment style: each node takes a segment of numbers from
+ * a shared table ({@code UPDATE ... SET max_id = max_id + step}) and hands them out from memory, loading the
+ * next segment in the background while the current one still has most of its numbers. Nodes sharing the
+ * table never issue the same number; a node's unused numbers are skipped when it stops.
+ *
+ * <h2>Concurrency</h2>
+ * Leaf guards its two buffers with a read-write lock, so every ID pays for a lock acquisition and a switch
+ * blocks every reader. Here a segment is immutable apart from one {@link AtomicLong} cursor, and the hot
+ * path is a single {@code getAndAdd} on the current segment: the value it returns is this caller's alone, and
+ * if it lies below the segment's end it is a valid number, whatever other threads do. A caller that draws at
+ * or past the end knows the segment is used up (the cursor only grows) and takes the per-tag lock to switch
+ * to the next segment; the lock is taken once per segment, not per ID. At most one load per tag is in
+ * flight: it is owned by whoever sets {@code loading} from null, which also orders the step bookkeeping from
+ * one load to the next.
+ *
+ * <h2>Dynamic step</h2>
+ * As in Leaf, the time between two loads of a tag measures how fast a segment is used. Faster than the
+ * target duration doubles the next step (up to {@code maxStep}), slower than twice the target halves it; the
+ * table's own step is the floor. A busy tag thus talks to the database about once per target duration and an
+ * idle one does not leave large segments unused.
+ */
+public final class SegmentIdService implements AutoCloseable {
+
+    public static final String DEFAULT_TABLE = "vesta_segment";
+    /** By default the next segment is loaded once 10% of the current one is used, as Leaf does. */
+    public static final double DEFAULT_REFILL_THRESHOLD = 0.1;
+    public static final Duration DEFAULT_TARGET_DURATION = Duration.ofMinutes(15);
+    public static final int DEFAULT_MAX_STEP = 1_000_000;
+    /** The step of a tag created on first use. */
+    public static final int DEFAULT_STEP = 1000;
+    /** The largest step that may be configured; the table's step column is an INT. */
+    public static final int STEP_LIMIT = 1_000_000_000;
+    public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofSeconds(1);
+    public static final int DEFAULT_LOADER_THREADS = 2;
+    public static final int MAX_BIZ_TAG_LENGTH = 128;
+    /** The longest {@link #close()} waits for a load in flight. */
+    public static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * The cursor may run past a segment's end by the numbers racing callers asked for; keeping max_id below
+     * 2^62 leaves that overshoot 2^62 of room before a {@code long} could wrap to a number that looks valid.
+     */
+    static final long MAX_ID_LIMIT = 1L << 62;
+
+    private static final System.Logger LOG = System.getLogger(SegmentIdService.class.getName());
+    private static final AtomicInteger SERVICES = new AtomicInteger();
+
+    private final SegmentTable table;
+    private final TimeSource timeSource;
+    private final double refillThreshold;
+    private final long targetMillis;
+    private final int maxStep;
+    private final long retryIntervalMillis;
+    private final ThreadPoolExecutor loader;
+    private final ConcurrentHashMap<String, TagBuffer> tags = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private SegmentIdService(Builder builder) {
+        this.table = new SegmentTable(builder.dataSource, builder.table, builder.autoCreate, builder.defaultStep);
+        this.timeSource = builder.timeSource;
+        this.refillThreshold = builder.refillThreshold;
+        this.targetMillis = builder.targetDuration.toMillis();
+        this.maxStep = builder.maxStep;
+        this.retryIntervalMillis = builder.retryInterval.toMillis();
+        String prefix = "vesta-segment-loader-" + SERVICES.incrementAndGet() + "-";
+        AtomicInteger threads = new AtomicInteger();
+        this.loader = new ThreadPoolExecutor(builder.loaderThreads, builder.loaderThreads, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = new Thread(runnable, prefix + threads.incrementAndGet());
+                    // A pending refill must never keep an application from exiting.
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        this.loader.allowCoreThreadTimeOut(true);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The next number of {@code bizTag}. */
+    public long nextId(String bizTag) {
+        TagBuffer buffer = buffer(bizTag);
+        for (;;) {
+            Segment segment = buffer.current;
+            long value = segment.cursor.getAndIncrement();
+            if (value < segment.end) {
+                if (value >= segment.refillAt) {
+                    refillInBackground(buffer, segment);
+                }
+                return value;
+            }
+            buffer = advance(buffer, segment);
+        }
+    }
+
+    /**
+     * {@code count} numbers of {@code bizTag}, increasing. They are consecutive unless the batch spans two
+     * segments; other nodes' numbers may lie in between. A batch that fails part-way (the database is down)
+     * throws, and the numbers it had drawn are skipped, never handed out again.
+     */
+    public long[] nextIds(String bizTag, int count) {
+        if (count < 1 || count > IdService.MAX_BATCH) {
+            throw new IllegalArgumentException("count must be in [1, " + IdService.MAX_BATCH + "], was " + count);
+        }
+        TagBuffer buffer = buffer(bizTag);
+        long[] ids = new long[count];
+        int filled = 0;
+        for (;;) {
+            Segment segment = buffer.current;
+            int wanted = count - filled;
+            long first = segment.cursor.getAndAdd(wanted);
+            if (first < segment.end) {
+                // A draw that crosses the end takes the tail; the cursor is past the end for everyone after.
+                long end = Math.min(first + wanted, segment.end);
+                for (long value = first; value < end; value++) {
+                    ids[filled++] = value;
+                }
+                if (end > segment.refillAt) {
+                    refillInBackground(buffer, segment);
+                }
+                if (filled == count) {
+                    return ids;
+                }
+            }
+            buffer = advance(buffer, segment);
+        }
+    }
+
+    /** The state of one tag's buffers, if this service has served it. */
+    public Optional<SegmentView> segment(String bizTag) {
+        TagBuffer buffer = bizTag == null ? null : tags.get(bizTag);
+        return buffer == null ? Optional.empty() : Optional.of(buffer.view());
+    }
+
+    /** The state of every tag this service has served, by tag. */
+    public List<SegmentView> segments() {
+        return tags.values().stream().map(TagBuffer::view).sorted(Comparator.comparing(SegmentView::bizTag)).toList();
+    }
+
+    public String table() {
+        return table.table();
+    }
+
+    /**
+     * Stops loading segments. Numbers already in the buffers are still handed out; after them, calls fail.
+     * The numbers left unused are skipped for good, as with any segment allocator. Waits up to
+     * {@link #CLOSE_WAIT} for a load in flight, so that it does not outlive the DataSource, which an
+     * application usually closes next.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        loader.shutdown();
+        try {
+            loader.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SegmentIdService[table " + table.table() + ", " + tags.size() + " tags, maxStep " + maxStep
+                + ", target " + Duration.ofMillis(targetMillis) + "]";
+    }
+
+    private TagBuffer buffer(String bizTag) {
+        if (bizTag == null) {
+            throw new IllegalArgumentException("bizTag must be set");
+        }
+        TagBuffer buffer = tags.get(bizTag);
+        return buffer != null ? buffer : tags.computeIfAbsent(checkBizTag(bizTag), TagBuffer::new);
+    }
+
+    private static String checkBizTag(String bizTag) {
+        if (bizTag.isBlank() || bizTag.length() > MAX_BIZ_TAG_LENGTH) {
+            throw new IllegalArgumentException("bizTag must be 1 to " + MAX_BIZ_TAG_LENGTH
+                    + " characters and not blank, was '" + bizTag + "' (" + bizTag.length() + " characters)");
+        }
+        return bizTag;
+    }
+
+    /**
+     * Starts loading the next segment once a caller has drawn past the threshold. Checked on every draw past
+     * it rather than once, so that a failed load is retried (after the retry interval) while numbers last.
+     */
+    private void refillInBackground(TagBuffer buffer, Segment segment) {
+        if (buffer.next != null || buffer.loading.get() != null || buffer.current != segment) {
+            return;
+        }
+        long now = timeSource.currentTimeMillis();
+        if (now < buffer.retryNotBefore) {
+            return;
+        }
+        CompletableFuture<Segment> load = new CompletableFuture<>();
+        if (!buffer.loading.compareAndSet(null, load)) {
+            return;
+        }
+        try {
+            loader.execute(() -> loadInBackground(buffer, load, now));
+        } catch (RejectedExecutionException closedNow) {
+            buffer.loading.set(null);
+            load.completeExceptionally(closedNow);
+        }
+    }
+
+    private void loadInBackground(TagBuffer buffer, CompletableFuture<Segment> load, long requestedAt) {
+        Segment segment = null;
+        Throwable failure = null;
+        try {
+            segment = load(buffer, requestedAt);
+            // Published before loading is cleared, so a hot-path caller never sees neither and starts a second load.
+            buffer.next = segment;
+        } catch (Throwable e) {
+            failure = e;
+            buffer.retryNotBefore = timeSource.currentTimeMillis() + retryIntervalMillis;
+        } finally {
+            buffer.loading.set(null);
+        }
+        if (failure == null) {
+            load.complete(segment);
+        } else {
+            load.completeExceptionally(failure);
+        }
+    }
+
+    /**
+     * The slow path: {@code used} gave this caller nothing (more). Switches to the next segment, waiting for
+     * the load in flight or loading in this thread when there is none. Returns the buffer to carry on with:
+     * another one when this one was dropped after its tag's first load failed.
+     */
+    private TagBuffer advance(TagBuffer buffer, Segment used) {
+        if (buffer.next == null && buffer.current == used) {
+            // Counted before the lock, so that callers queued behind the one loading count as waiting too.
+            buffer.waits.increment();
+        }
+        buffer.lock.lock();
+        try {
+            if (buffer.retired) {
+                return buffer(buffer.bizTag);
+            }
+            if (buffer.current != used) {
+                return buffer;
+            }
+            if (buffer.next == null) {
+                CompletableFuture<Segment> inFlight = buffer.loading.get();
+                if (inFlight != null) {
+                    await(buffer, inFlight);
+                }
+                if (buffer.next == null) {
+                    loadInCaller(buffer);
+                }
+            }
+            Segment next = buffer.next;
+            // Cleared first: a caller that sees the new segment must not see it also as the one waiting.
+            buffer.next = null;
+            buffer.current = next;
+            return buffer;
+        } finally {
+            buffer.lock.unlock();
+        }
+    }
+
+    /** Loads into {@code buffer.next} in the caller's thread, or throws with the tag and the cause. */
+    private void loadInCaller(TagBuffer buffer) {
+        if (closed) {
+            throw new IllegalStateException("SegmentIdService is closed: no more segments are loaded (bizTag '"
+                    + buffer.bizTag + "')");
+        }
+        CompletableFuture<Segment> load = new CompletableFuture<>();
+        while (!buffer.loading.compareAndSet(null, load)) {
+            // A caller that drew the segment's last numbers may have started a background load after this
+            // thread looked: share it rather than allocate twice.
+            CompletableFuture<Segment> other = buffer.loading.get();
+            if (other != null) {
+                await(buffer, other);
+            }
+            if (buffer.next != null) {
+                return;
+            }
+        }
+        try {
+            Segment segment = load(buffer, timeSource.currentTimeMillis());
+            buffer.next = segment;
+            load.complete(segment);
+        } catch (UnknownBizTagException e) {
+            load.completeExceptionally(e);
+            retireIfNeverLoaded(buffer);
+            throw e;
+        } catch (SQLException | RuntimeException e) {
+            load.completeExceptionally(e);
+            retireIfNeverLoaded(buffer);
+            throw new SegmentUnavailableException(buffer.bizTag, table.table(), e);
+        } catch (Error e) {
+            load.completeExceptionally(e);
+            throw e;
+        } finally {
+            buffer.loading.set(null);
+        }
+    }
+
+    /**
+     * A tag that never loaded is dropped from the map, so that callers passing arbitrary tags (a typo, a
+     * public endpoint) do not grow it; callers already waiting on it look the tag up again.
+     */
+    private void retireIfNeverLoaded(TagBuffer buffer) {
+        if (buffer.loads.sum() == 0) {
+            buffer.retired = true;
+            tags.remove(buffer.bizTag, buffer);
+        }
+    }
+
+    private void await(TagBuffer buffer, CompletableFuture<Segment> load) {
+        try {
+            load.get();
+        } catch (ExecutionException e) {
+            // The caller finds no segment and loads itself, reporting its own failure if the database is still down.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SegmentUnavailableException(buffer.bizTag, table.table(), e);
+        }
+    }
+
+    /** Allocates one segment. Only the owner of {@code buffer.loading} calls this. */
+    private Segment load(TagBuffer buffer, long startedAt) throws SQLException {
+        int step = buffer.step == 0 ? 0
+                : nextStep(buffer.step, buffer.tableStep, maxStep, startedAt - buffer.lastLoadAt, targetMillis);
+        try {
+            SegmentTable.Allocation allocation = table.allocate(buffer.bizTag, step);
+            if (allocation.maxId() > MAX_ID_LIMIT) {
+                throw new IllegalStateException("max_id of bizTag '" + buffer.bizTag + "' in " + table.table()
+                        + " is " + allocation.maxId() + ", beyond the largest this allocator hands out (2^62)");
+            }
+            buffer.step = allocation.step();
+            buffer.tableStep = allocation.tableStep();
+            buffer.lastLoadAt = startedAt;
+            buffer.lastFailure = null;
+            buffer.loads.increment();
+            if (buffer.failing) {
+                buffer.failing = false;
+                LOG.log(System.Logger.Level.INFO, "Segments of bizTag ''{0}'' load again from {1}", buffer.bizTag, table.table());
+            }
+            return new Segment(allocation.maxId() - allocation.step(), allocation.maxId(), refillThreshold);
+        } catch (SQLException | RuntimeException e) {
+            buffer.failedLoads.increment();
+            buffer.lastFailure = e.toString();
+            if (!buffer.failing) {
+                buffer.failing = true;
+                LOG.log(System.Logger.Level.WARNING, "Could not load a segment of bizTag '" + buffer.bizTag + "' from "
+                        + table.table() + "; numbers in memory are still served", e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The step of the next load, from how long the previous segment lasted (the time between two loads).
+     * The table's step is the floor, even above {@code maxStep}: the table is the operator's word.
+     */
+    static int nextStep(int step, int tableStep, int maxStep, long elapsedMillis, long targetMillis) {
+        long next;
+        if (elapsedMillis < targetMillis) {
+            next = Math.min(2L * step, maxStep);
+        } else if (elapsedMillis >= 2 * targetMillis) {
+            next = step / 2;
+        } else {
+            next = step;
+        }
+        return (int) Math.max(next, tableStep);
+    }
+
+    /** Numbers in [start, end); {@code cursor} is the next one to hand out and may run past the end. */
+    private static final class Segment {
+
+        final long start;
+        final long end;
+        final long refillAt;
+        final AtomicLong cursor;
+
+        Segment(long start, long end, double refillThreshold) {
+            this.start = start;
+            this.end = end;
+            this.refillAt = start + (long) ((end - start) * refillThreshold);
+            this.cursor = new AtomicLong(start);
+        }
+    }
+
+    private final class TagBuffer {
+
+        final String bizTag;
+        final ReentrantLock lock = new ReentrantLock();
+        /** Starts used up, so the first caller takes the slow path and loads. */
+        volatile Segment current = new Segment(0, 0, 0);
+        volatile Segment next;
+        final AtomicReference<CompletableFuture<Segment>> loading = new AtomicReference<>();
+        volatile boolean retired;
+        volatile long retryNotBefore = Long.MIN_VALUE;
+
+        // Written only by the owner of `loading`; volatile for the monitoring view.
+        volatile int step;
+        volatile int tableStep;
+        volatile long lastLoadAt = Long.MIN_VALUE;
+        volatile String lastFailure;
+        volatile boolean failing;
+
+        final LongAdder loads = new LongAdder();
+        final LongAdder failedLoads = new LongAdder();
+        final LongAdder waits = new LongAdder();
+
+        TagBuffer(String bizTag) {
+            this.bizTag = bizTag;
+        }
+
+        SegmentView view() {
+            Segment segment = current;
+            Segment waiting = next;
+            long loadedAt = lastLoadAt;
+            return new SegmentView(bizTag, segment.start, segment.end, Math.min(segment.cursor.get(), segment.end),
+                    step, tableStep, waiting != null, waiting == null ? 0 : waiting.start, waiting == null ? 0 : waiting.end,
+                    loading.get() != null, loadedAt == Long.MIN_VALUE ? null : Instant.ofEpochMilli(loadedAt),
+                    loads.sum(), failedLoads.sum(), waits.sum(), lastFailure);
+        }
+    }
+
+    /** Settings of a {@link SegmentIdService}; every setting is checked in {@link #build()}. */
+    public static final class Builder {
+
+        private DataSource dataSource;
+        private String table = DEFAULT_TABLE;
+        private double refillThreshold = DEFAULT_REFILL_THRESHOLD;
+        private Duration targetDuration = DEFAULT_TARGET_DURATION;
+        private int maxStep = DEFAULT_MAX_STEP;
+        private boolean autoCreate;
+        private int defaultStep = DEFAULT_STEP;
+        private Duration retryInterval = DEFAULT_RETRY_INTERVAL;
+        private int loaderThreads = DEFAULT_LOADER_THREADS;
+        private TimeSource timeSource = TimeSource.system();
+
+        private Builder() {
+        }
+
+        /** Where the segment table lives; required. A pooled DataSource: every load borrows a connection. */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = dataSource;
+            return this;
+        }
+
+        /** The segment table, an unquoted SQL identifier, optionally schema.table; {@value #DEFAULT_TABLE} by default. */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /** The share of a segment used before the next is loaded in the background, in [0, 1); 0.1 by default. */
+        public Builder refillThreshold(double refillThreshold) {
+            this.refillThreshold = refillThreshold;
+            return this;
+        }
+
+        /** How long a segment should last: faster doubles the step, slower than twice this halves it; 15 min by default. */
+        public Builder targetDuration(Duration targetDuration) {
+            this.targetDuration = targetDuration;
+            return this;
+        }
+
+        /** The largest step doubling reaches, in [1, 1000000000]; 1,000,000 by default. */
+        public Builder maxStep(int maxStep) {
+            this.maxStep = maxStep;
+            return this;
+        }
+
+        /** Whether a tag with no row is created on first use (with {@link #defaultStep(int)}); off by default. */
+        public Builder autoCreate(boolean autoCreate) {
+            this.autoCreate = autoCreate;
+            return this;
+        }
+
+        /** The step of tags created on first use, in [1, 1000000000]; 1000 by default. */
+        public Builder defaultStep(int defaultStep) {
+            this.defaultStep = defaultStep;
+            return this;
+        }
+
+        /** How long after a failed background load the next background attempt waits, in [0, 60 s]; 1 s by default. */
+        public Builder retryInterval(Duration retryInterval) {
+            this.retryInterval = retryInterval;
+            return this;
+        }
+
+        /** Threads that load segments in the background, in [1, 64]; 2 by default. Idle threads exit. */
+        public Builder loaderThreads(int loaderThreads) {
+            this.loaderThreads = loaderThreads;
+            return this;
+        }
+
+        public Builder timeSource(TimeSource timeSource) {
+            this.timeSource = timeSource;
+            return this;
+        }
+
+        /** Checks every setting and returns the service. Nothing touches the database until the first number. */
+        public SegmentIdService build() {
+            if (dataSource == null) {
+                throw new IllegalArgumentException("dataSource must be set");
+            }
+            if (timeSource == null) {
+                throw new IllegalArgumentException("timeSource must be set");
+            }
+            SegmentTable.checkTableName("table", table);
+            if (!(refillThreshold >= 0.0 && refillThreshold < 1.0)) {
+                throw new IllegalArgumentException("refillThreshold must be in [0.0, 1.0), was " + refillThreshold);
+            }
+            checkDuration("targetDuration", targetDuration, Duration.ofMillis(1), Duration.ofDays(1));
+            checkRange("maxStep", maxStep, 1, STEP_LIMIT);
+            checkRange("defaultStep", defaultStep, 1, STEP_LIMIT);
+            checkDuration("retryInterval", retryInterval, Duration.ZERO, Duration.ofMinutes(1));
+            checkRange("loaderThreads", loaderThreads, 1, 64);
+            return new SegmentIdService(this);
+        }
+
+        private static void checkRange(String name, long value, long min, long max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
+            }
+        }
+
+        private static void checkDuration(String name, Duration value, Duration min, Duration max) {
+            if (value == null) {
+                throw new IllegalArgumentException(name + " must be set");
+            }
+            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(name + " must be in [" + min.toMillis() + "ms, " + max.toMillis()
+                        + "ms], was " + value.toMillis() + "ms");
+            }
+        }
+    }
+}

@@ -1,0 +1,587 @@
+package io.vesta.segment;
+
+import io.vesta.time.ManualTimeSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The segment allocator against one database. Subclasses supply the pool (H2, PostgreSQL, MariaDB); every
+ * test makes its own table and drops it.
+ */
+abstract class SegmentIdServiceContract {
+
+    private static final String TAG = "orders";
+
+    protected String table;
+    private final List<SegmentIdService> services = new ArrayList<>();
+    private final List<ExecutorService> executors = new ArrayList<>();
+
+    /** The pool of the database under test; null when its environment variable is unset. */
+    abstract DataSource pool();
+
+    /** The environment variable that names the database, or null for one that always runs. */
+    abstract String variable();
+
+    /** The DDL script {@link SegmentSchema} should pick for this database. */
+    abstract String expectedScript();
+
+    @BeforeEach
+    void createTable() {
+        assumeTrue(pool() != null, variable() + " is not set: skipping the " + getClass().getSimpleName()
+                + " segment tests (set it to a JDBC URL on 127.0.0.1 to run them)");
+        table = TestDatabases.randomTable();
+        assertThat(SegmentSchema.initialize(pool(), table)).isEqualTo(expectedScript());
+    }
+
+    @AfterEach
+    void dropTable() throws SQLException {
+        if (table == null) {
+            return;
+        }
+        services.forEach(SegmentIdService::close);
+        executors.forEach(ExecutorService::shutdownNow);
+        try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE " + table);
+        }
+    }
+
+    // --- two nodes, many threads ---------------------------------------------------------------------------
+
+    @Test
+    void twoServicesOnOneTableIssue200000NumbersWithNoOverlapAndNoGapsBeyondTheirSegmentTails() throws Exception {
+        insertTag(TAG, 1, 500);
+        SegmentIdService first = track(builder(pool()).maxStep(4000).build());
+        SegmentIdService second = track(builder(pool()).maxStep(4000).build());
+        SegmentIdService[] nodes = {first, second};
+        int threadsPerNode = 8;
+        int perThread = 200_000 / (2 * threadsPerNode);
+
+        ExecutorService pool = executor(2 * threadsPerNode);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<long[]>> results = new ArrayList<>();
+        long began = System.nanoTime();
+        for (int t = 0; t < 2 * threadsPerNode; t++) {
+            SegmentIdService node = nodes[t % 2];
+            boolean batches = (t / 2) % 2 == 1;
+            int seed = t;
+            results.add(pool.submit(() -> {
+                long[] mine = new long[perThread];
+                int filled = 0;
+                start.await();
+                while (filled < perThread) {
+                    if (batches) {
+                        int count = Math.min(1 + (filled * 31 + seed) % 37, perThread - filled);
+                        long[] batch = node.nextIds(TAG, count);
+                        System.arraycopy(batch, 0, mine, filled, count);
+                        filled += count;
+                    } else {
+                        mine[filled++] = node.nextId(TAG);
+                    }
+                }
+                return mine;
+            }));
+        }
+        start.countDown();
+        long[] all = new long[200_000];
+        int offset = 0;
+        for (Future<long[]> result : results) {
+            long[] mine = result.get(60, TimeUnit.SECONDS);
+            for (int i = 1; i < mine.length; i++) {
+                assertThat(mine[i]).as("a thread's numbers from one node increase").isGreaterThan(mine[i - 1]);
+            }
+            System.arraycopy(mine, 0, all, offset, mine.length);
+            offset += mine.length;
+        }
+        long elapsedMillis = (System.nanoTime() - began) / 1_000_000;
+
+        Arrays.sort(all);
+        for (int i = 1; i < all.length; i++) {
+            assertThat(all[i]).as("no number is issued twice").isNotEqualTo(all[i - 1]);
+        }
+
+        // Once no load is in flight, every number the table gave out is either issued or still in a buffer.
+        List<long[]> ranges = new ArrayList<>();
+        long tails = 0;
+        for (SegmentIdService node : nodes) {
+            awaitTrue(() -> !view(node).loading(), "background loads to finish");
+            SegmentView view = view(node);
+            if (view.position() < view.segmentEnd()) {
+                ranges.add(new long[] {view.position(), view.segmentEnd()});
+                tails += view.segmentEnd() - view.position();
+            }
+            if (view.nextReady()) {
+                ranges.add(new long[] {view.nextStart(), view.nextEnd()});
+                tails += view.nextEnd() - view.nextStart();
+            }
+        }
+        int runStart = 0;
+        for (int i = 1; i <= all.length; i++) {
+            if (i == all.length || all[i] != all[i - 1] + 1) {
+                ranges.add(new long[] {all[runStart], all[i - 1] + 1});
+                runStart = i;
+            }
+        }
+        ranges.sort(Comparator.comparingLong(range -> range[0]));
+        long expected = 1;
+        for (long[] range : ranges) {
+            assertThat(range[0]).as("the next range starts where the previous ended: no gap, no overlap").isEqualTo(expected);
+            expected = range[1];
+        }
+        assertThat(expected).as("the table's max_id is the end of everything given out").isEqualTo(maxId(TAG));
+        assertThat(all.length + tails).isEqualTo(maxId(TAG) - 1);
+
+        SegmentView a = view(first);
+        SegmentView b = view(second);
+        System.out.printf("[%s] 200000 numbers from 2 nodes x %d threads in %d ms; loads %d + %d, waits %d + %d, "
+                        + "steps %d / %d, unused tails %d, max_id %d%n", getClass().getSimpleName(), threadsPerNode, elapsedMillis,
+                a.loads(), b.loads(), a.waits(), b.waits(), a.step(), b.step(), tails, maxId(TAG));
+        assertThat(a.step()).as("fast segments double the step up to maxStep").isEqualTo(4000);
+        assertThat(b.step()).isEqualTo(4000);
+    }
+
+    // --- background refill ---------------------------------------------------------------------------------
+
+    @Test
+    void nextSegmentLoadsInTheBackgroundAndACallerWaitsOnlyWhenBothBuffersAreEmpty() throws Exception {
+        insertTag(TAG, 1, 1000);
+        SwitchableDataSource database = new SwitchableDataSource(pool());
+        SegmentIdService service = track(builder(database).build());
+
+        assertThat(service.nextId(TAG)).isEqualTo(1);
+        assertThat(view(service).waits()).as("the first call for a tag loads in the caller").isEqualTo(1);
+
+        // A slow database: the refill started at 10% cannot finish, yet the whole segment is served at once.
+        database.hold();
+        long began = System.nanoTime();
+        for (long expected = 2; expected <= 1000; expected++) {
+            assertThat(service.nextId(TAG)).isEqualTo(expected);
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(5));
+        awaitTrue(() -> database.held() == 1, "the refill to reach the database");
+        assertThat(database.lastHeldThread()).startsWith("vesta-segment-loader-");
+        SegmentView drained = view(service);
+        assertThat(drained.loading()).isTrue();
+        assertThat(drained.nextReady()).isFalse();
+        assertThat(drained.remaining()).isZero();
+        assertThat(drained.waits()).isEqualTo(1);
+
+        // Both buffers empty: now, and only now, a caller waits for the load in flight.
+        CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(() -> service.nextId(TAG), executor(1));
+        awaitTrue(() -> view(service).waits() == 2, "the caller to find both buffers empty");
+        Thread.sleep(50);
+        assertThat(waiting).isNotDone();
+        database.release();
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(1001);
+        assertThat(view(service).step()).as("one fast segment doubles the step").isEqualTo(2000);
+
+        // Steady state: every refill is ready before its segment runs out, so nobody waits again.
+        for (int segment = 0; segment < 5; segment++) {
+            useUntilRefill(service);
+            awaitTrue(() -> view(service).nextReady(), "the next segment to load");
+            SegmentView view = view(service);
+            long last = 0;
+            for (long i = view.position(); i <= view.segmentEnd(); i++) {
+                last = service.nextId(TAG);
+            }
+            assertThat(last).as("the call after the end switches to the next segment").isEqualTo(view.nextStart());
+        }
+        assertThat(view(service).waits()).isEqualTo(2);
+        assertThat(view(service).loads()).isEqualTo(7);
+    }
+
+    @Test
+    void eightCallersAtASteadyPaceNeverWaitForTheDatabase() throws Exception {
+        insertTag(TAG, 1, 1000);
+        SegmentIdService service = track(builder(pool()).build());
+        service.nextId(TAG);
+        while (view(service).step() < 64_000) {
+            useUntilRefill(service);
+            awaitTrue(() -> view(service).nextReady(), "the next segment to load");
+            SegmentView view = view(service);
+            for (long i = view.position(); i <= view.segmentEnd(); i++) {
+                service.nextId(TAG);
+            }
+        }
+        assertThat(view(service).waits()).isEqualTo(1);
+
+        // Under a million numbers a second: the refill has about 70 ms while a load takes a few.
+        int threads = 8;
+        ExecutorService pool = executor(threads);
+        List<Future<?>> callers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            callers.add(pool.submit(() -> {
+                for (int i = 0; i < 25_000; i++) {
+                    if (i % 10 == 0) {
+                        LockSupport.parkNanos(50_000);
+                    }
+                    service.nextId(TAG);
+                }
+            }));
+        }
+        for (Future<?> caller : callers) {
+            caller.get(60, TimeUnit.SECONDS);
+        }
+        SegmentView after = view(service);
+        System.out.printf("[%s] steady pace, 8 threads, 200000 numbers: %d loads, %d waits, step %d%n",
+                getClass().getSimpleName(), after.loads(), after.waits(), after.step());
+        assertThat(after.loads()).as("segments switched during the run").isGreaterThanOrEqualTo(9);
+        assertThat(after.waits()).as("only the very first call waited").isEqualTo(1);
+    }
+
+    // --- dynamic step -----------------------------------------------------------------------------------------
+
+    @Test
+    void stepDoublesWhileSegmentsLastLessThanTheTargetAndHalvesBackToTheTableStepWhenTheyLastTwiceAsLong() throws Exception {
+        insertTag(TAG, 1, 100);
+        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-06-01T12:00:00Z"));
+        SegmentIdService service = track(builder(pool()).timeSource(clock).maxStep(800)
+                .targetDuration(Duration.ofMinutes(15)).build());
+
+        service.nextId(TAG);
+        assertThat(view(service).step()).as("the first load takes the table's step").isEqualTo(100);
+        long allocated = 100;
+        List<Integer> steps = new ArrayList<>();
+        Duration[] segmentLasted = {
+                Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1), // doubling, capped
+                Duration.ofMinutes(20),                                                                  // within [target, 2 target): kept
+                Duration.ofMinutes(30), Duration.ofHours(1), Duration.ofHours(1), Duration.ofHours(1),     // halving, floored
+        };
+        for (Duration lasted : segmentLasted) {
+            int step = nextSegmentAfter(service, clock, lasted);
+            steps.add(step);
+            allocated += step;
+        }
+        assertThat(steps).containsExactly(200, 400, 800, 800, 800, 400, 200, 100, 100);
+        assertThat(view(service).lastLoadTime()).isEqualTo(clock.now());
+
+        // The operator raises the table's step: it becomes the floor from the load after the one that reads it.
+        execute("UPDATE " + table + " SET step = 300 WHERE biz_tag = '" + TAG + "'");
+        int readIt = nextSegmentAfter(service, clock, Duration.ofHours(1));
+        int floored = nextSegmentAfter(service, clock, Duration.ofHours(1));
+        assertThat(readIt).isEqualTo(100);
+        assertThat(view(service).tableStep()).isEqualTo(300);
+        assertThat(floored).isEqualTo(300);
+        allocated += readIt + floored;
+
+        assertThat(maxId(TAG)).as("every UPDATE moved max_id by the dynamic step").isEqualTo(1 + allocated);
+    }
+
+    /**
+     * Lets {@code lasted} pass, uses the current segment to its refill threshold, and returns the size of the
+     * segment that loads; then uses up the current one so that the next call switches.
+     */
+    private int nextSegmentAfter(SegmentIdService service, ManualTimeSource clock, Duration lasted) throws InterruptedException {
+        clock.advance(lasted);
+        useUntilRefill(service);
+        awaitTrue(() -> view(service).nextReady(), "the next segment to load");
+        SegmentView loaded = view(service);
+        for (long i = loaded.position(); i < loaded.segmentEnd(); i++) {
+            service.nextId(TAG);
+        }
+        assertThat(service.nextId(TAG)).isEqualTo(loaded.nextStart());
+        return (int) (loaded.nextEnd() - loaded.nextStart());
+    }
+
+    /** Draws numbers until the draw that starts the background load. */
+    private static void useUntilRefill(SegmentIdService service) {
+        SegmentView before = view(service);
+        for (long i = before.position(); i < before.segmentEnd() && !view(service).loading() && !view(service).nextReady(); i++) {
+            service.nextId(TAG);
+        }
+        assertThat(view(service).loading() || view(service).nextReady()).as("a refill started").isTrue();
+    }
+
+    // --- database down -------------------------------------------------------------------------------------
+
+    @Test
+    void databaseDownBuffersKeepServingThenAClearErrorNamesTagAndCauseThenServiceResumes() throws Exception {
+        insertTag(TAG, 1, 100);
+        SwitchableDataSource database = new SwitchableDataSource(pool());
+        SegmentIdService service = track(builder(database).build());
+        assertThat(service.nextId(TAG)).isEqualTo(1);
+
+        database.down(true);
+        for (long expected = 2; expected <= 100; expected++) {
+            assertThat(service.nextId(TAG)).isEqualTo(expected);
+        }
+        awaitTrue(() -> view(service).failedLoads() >= 1 && !view(service).loading(), "the background refill to fail");
+        assertThat(view(service).lastFailure()).contains(SwitchableDataSource.DOWN_MESSAGE);
+
+        for (int attempt = 0; attempt < 2; attempt++) {
+            assertThatThrownBy(() -> service.nextId(TAG))
+                    .isInstanceOf(SegmentUnavailableException.class)
+                    .hasMessageContaining("bizTag '" + TAG + "'")
+                    .hasMessageContaining(table)
+                    .hasMessageContaining(SwitchableDataSource.DOWN_MESSAGE)
+                    .hasCauseInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(((SegmentUnavailableException) e).bizTag()).isEqualTo(TAG));
+        }
+        assertThatThrownBy(() -> service.nextIds(TAG, 3)).isInstanceOf(SegmentUnavailableException.class);
+
+        database.down(false);
+        assertThat(service.nextId(TAG)).as("nothing was allocated while down: the table carries on at 101").isEqualTo(101);
+        assertThat(service.nextIds(TAG, 3)).containsExactly(102, 103, 104);
+        assertThat(view(service).lastFailure()).isNull();
+        assertThat(service.segments()).extracting(SegmentView::bizTag).containsExactly(TAG);
+    }
+
+    @Test
+    void databaseLostMidRunUnderLoadNeverRepeatsANumberAndEveryThreadRecovers() throws Exception {
+        insertTag(TAG, 1, 200);
+        SwitchableDataSource database = new SwitchableDataSource(pool());
+        SegmentIdService service = track(builder(database).retryInterval(Duration.ofMillis(10)).build());
+        int threads = 4;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong issued = new AtomicLong();
+        AtomicLongArray failuresSeen = new AtomicLongArray(threads);
+        AtomicLongArray recoveredAfterFailure = new AtomicLongArray(threads);
+        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        ExecutorService pool = executor(threads);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        List<Future<long[]>> results = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int me = t;
+            results.add(pool.submit(() -> {
+                long[] mine = new long[1 << 16];
+                int count = 0;
+                for (int i = 0; i < 4_000_000 && !stop.get() && System.nanoTime() < deadline; i++) {
+                    if (i % 16 == 0) {
+                        // Paced, so that the switch lands mid-run rather than after the threads are done.
+                        LockSupport.parkNanos(100_000);
+                    }
+                    try {
+                        long id = service.nextId(TAG);
+                        if (count == mine.length) {
+                            mine = Arrays.copyOf(mine, count * 2);
+                        }
+                        mine[count++] = id;
+                        issued.incrementAndGet();
+                        if (failuresSeen.get(me) > 0) {
+                            recoveredAfterFailure.incrementAndGet(me);
+                        }
+                    } catch (SegmentUnavailableException e) {
+                        failuresSeen.incrementAndGet(me);
+                        if (!e.getMessage().contains("'" + TAG + "'") || !(e.getCause() instanceof SQLException)) {
+                            unexpected.add(e);
+                        }
+                    } catch (RuntimeException e) {
+                        unexpected.add(e);
+                    }
+                }
+                return Arrays.copyOf(mine, count);
+            }));
+        }
+        awaitTrue(() -> issued.get() > 5_000, "numbers to flow");
+        database.down(true);
+        long issuedWhenLost = issued.get();
+        awaitTrue(() -> IntStream.range(0, threads).allMatch(t -> failuresSeen.get(t) > 0), "every thread to see the database gone");
+        database.down(false);
+        awaitTrue(() -> IntStream.range(0, threads).allMatch(t -> recoveredAfterFailure.get(t) > 100), "every thread to recover");
+        stop.set(true);
+
+        List<Long> all = new ArrayList<>();
+        for (Future<long[]> result : results) {
+            long[] mine = result.get(10, TimeUnit.SECONDS);
+            for (int i = 1; i < mine.length; i++) {
+                assertThat(mine[i]).isGreaterThan(mine[i - 1]);
+            }
+            Arrays.stream(mine).forEach(all::add);
+        }
+        assertThat(unexpected).isEmpty();
+        assertThat(all).doesNotHaveDuplicates();
+        assertThat(issued.get()).isGreaterThan(issuedWhenLost);
+        System.out.printf("[%s] database lost mid-run: %d numbers, %d refusals while down, %d failed loads%n",
+                getClass().getSimpleName(), all.size(), IntStream.range(0, threads).mapToLong(failuresSeen::get).sum(),
+                view(service).failedLoads());
+    }
+
+    // --- unknown tags and creation -----------------------------------------------------------------------
+
+    @Test
+    void unknownTagIsAClearErrorNamingTagAndTableAndIsNotListed() throws Exception {
+        SegmentIdService service = track(builder(pool()).build());
+
+        assertThatThrownBy(() -> service.nextId("invoices"))
+                .isInstanceOf(UnknownBizTagException.class)
+                .hasMessageContaining("'invoices'")
+                .hasMessageContaining("table " + table)
+                .hasMessageContaining("autoCreate");
+        assertThat(service.segments()).isEmpty();
+
+        insertTag("invoices", 1, 10);
+        assertThat(service.nextIds("invoices", 12)).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    }
+
+    @Test
+    void twoNodesCreatingTheSameTagAtOnceBothGetNumbersFromOneRow() throws Exception {
+        // Both nodes find no row and reach their INSERT together: one insert wins, the other's fails on the key.
+        CyclicBarrier bothAtInsert = new CyclicBarrier(2);
+        SwitchableDataSource[] databases = {new SwitchableDataSource(pool()), new SwitchableDataSource(pool())};
+        for (SwitchableDataSource database : databases) {
+            database.beforePrepare(sql -> {
+                if (sql.startsWith("INSERT")) {
+                    try {
+                        bothAtInsert.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                        throw new IllegalStateException("the other node never reached its INSERT", e);
+                    }
+                }
+            });
+        }
+        SegmentIdService first = track(builder(databases[0]).autoCreate(true).defaultStep(50).build());
+        SegmentIdService second = track(builder(databases[1]).autoCreate(true).defaultStep(50).build());
+        ExecutorService pool = executor(2);
+
+        Future<Long> a = pool.submit(() -> first.nextId("tickets"));
+        Future<Long> b = pool.submit(() -> second.nextId("tickets"));
+
+        assertThat(List.of(a.get(20, TimeUnit.SECONDS), b.get(20, TimeUnit.SECONDS))).containsExactlyInAnyOrder(1L, 51L);
+        assertThat(count("tickets")).isEqualTo(1);
+        assertThat(maxId("tickets")).isEqualTo(101);
+        assertThat(tableStep("tickets")).isEqualTo(50);
+    }
+
+    // --- batches and schema --------------------------------------------------------------------------------
+
+    @Test
+    void batchAcrossSegmentsTakesTheTailThenTheNextSegment() {
+        insertTag(TAG, 1, 100);
+        SegmentIdService service = track(builder(pool()).build());
+
+        long[] batch = service.nextIds(TAG, 250);
+
+        assertThat(batch).hasSize(250);
+        for (int i = 0; i < batch.length; i++) {
+            assertThat(batch[i]).isEqualTo(i + 1);
+        }
+        assertThat(service.nextId(TAG)).isEqualTo(251);
+    }
+
+    @Test
+    void closedServiceServesWhatItHoldsThenRefusesToLoad() {
+        insertTag(TAG, 1, 10);
+        SegmentIdService service = track(builder(pool()).build());
+        assertThat(service.nextId(TAG)).isEqualTo(1);
+
+        service.close();
+
+        assertThat(service.nextIds(TAG, 9)).containsExactly(2, 3, 4, 5, 6, 7, 8, 9, 10);
+        assertThatThrownBy(() -> service.nextId(TAG))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("SegmentIdService is closed: no more segments are loaded (bizTag 'orders')");
+    }
+
+    @Test
+    void schemaInitializationIsIdempotent() throws SQLException {
+        insertTag(TAG, 7, 3);
+        assertThat(SegmentSchema.initialize(pool(), table)).isEqualTo(expectedScript());
+        assertThat(maxId(TAG)).isEqualTo(7);
+    }
+
+    // --- helpers -----------------------------------------------------------------------------------------
+
+    private SegmentIdService.Builder builder(DataSource dataSource) {
+        return SegmentIdService.builder().dataSource(dataSource).table(table);
+    }
+
+    private SegmentIdService track(SegmentIdService service) {
+        services.add(service);
+        return service;
+    }
+
+    private ExecutorService executor(int threads) {
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        executors.add(executor);
+        return executor;
+    }
+
+    private static SegmentView view(SegmentIdService service) {
+        return service.segment(TAG).orElseThrow();
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out after 15 s waiting for " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private void insertTag(String tag, long maxId, int step) {
+        try (Connection connection = pool().getConnection();
+             PreparedStatement insert = connection.prepareStatement(
+                     "INSERT INTO " + table + " (biz_tag, max_id, step, description) VALUES (?, ?, ?, ?)")) {
+            insert.setString(1, tag);
+            insert.setLong(2, maxId);
+            insert.setInt(3, step);
+            insert.setString(4, "test");
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+            statement.executeUpdate(sql);
+        }
+    }
+
+    private long maxId(String tag) throws SQLException {
+        return queryLong("SELECT max_id FROM " + table + " WHERE biz_tag = ?", tag);
+    }
+
+    private long tableStep(String tag) throws SQLException {
+        return queryLong("SELECT step FROM " + table + " WHERE biz_tag = ?", tag);
+    }
+
+    private long count(String tag) throws SQLException {
+        return queryLong("SELECT COUNT(*) FROM " + table + " WHERE biz_tag = ?", tag);
+    }
+
+    private long queryLong(String sql, String tag) throws SQLException {
+        try (Connection connection = pool().getConnection(); PreparedStatement query = connection.prepareStatement(sql)) {
+            query.setString(1, tag);
+            try (ResultSet row = query.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                return row.getLong(1);
+            }
+        }
+    }
+}
