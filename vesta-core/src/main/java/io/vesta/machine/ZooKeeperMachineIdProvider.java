@@ -1,0 +1,771 @@
+package io.vesta.machine;
+
+import io.vesta.time.TimeSource;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.lang.System.Logger.Level;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Machine IDs from ZooKeeper, the way Meituan's Leaf-snowflake assigns them: each owner (a stable name such as
+ * {@code ip:port}) has a persistent sequential node {@code /vesta/{namespace}/forever/{owner}-0000000007}
+ * whose sequence, offset by the range start, is its machine ID for good; a restart finds the node by the
+ * owner's name and gets the same ID. Needs Curator on the classpath (an optional dependency of vesta-core).
+ *
+ * <p>Every {@code reportInterval} (3 s) the node writes its current time into its node. At start-up it refuses
+ * when its clock is behind the time it last wrote (the clock was set back, IDs could repeat) or differs by
+ * more than {@code maxClockDifference} from the average of the other live nodes' clocks. The ID is also
+ * cached in a local file; when ZooKeeper cannot be reached at start-up the cached ID is used, so ZooKeeper
+ * being down never stops a restart.
+ *
+ * <p>When the sequence has passed the end of the range, a node takes over the ID of a node that has not
+ * reported for {@code reclaimAfter} (7 days): pods whose addresses churn would otherwise use the range up.
+ *
+ * <p>The lease, and what a lost session means: nothing here is ephemeral, so an expired session takes nothing
+ * away; the only way to lose the ID is a reclaim, which needs {@code reclaimAfter} without a report, measured
+ * on the ZooKeeper servers' clock. So the node keeps issuing through a ZooKeeper outage (ZooKeeper is needed
+ * to start the first time, not to run, as in Leaf) for up to half of {@code reclaimAfter} after its last
+ * successful report (3.5 days by default; effectively for ever while connected), and stops after that. The
+ * other half is the margin that keeps a reclaimer away from an ID a cut-off node may still be using; on top of
+ * that the reclaimer starts after the old owner's last report plus that half ({@link #notBefore()}), so even
+ * clocks far apart cannot make the two overlap. A node that finds its node deleted or rewritten by another
+ * process stops issuing for good.
+ */
+public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
+
+    public static final String DEFAULT_NAMESPACE = "default";
+    public static final Duration DEFAULT_REPORT_INTERVAL = Duration.ofSeconds(3);
+    public static final Duration DEFAULT_MAX_CLOCK_DIFFERENCE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_RECLAIM_AFTER = Duration.ofDays(7);
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final Duration MIN_REPORT_INTERVAL = Duration.ofMillis(100);
+    private static final Duration MAX_REPORT_INTERVAL = Duration.ofHours(1);
+    private static final Duration MAX_CLOCK_DIFFERENCE_LIMIT = Duration.ofHours(1);
+    private static final Duration MAX_RECLAIM_AFTER = Duration.ofDays(3650);
+    private static final Duration MIN_CONNECTION_TIMEOUT = Duration.ofMillis(100);
+    private static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofMinutes(10);
+    /**
+     * Other nodes count as live when ZooKeeper saw a report from them within this many report intervals. Each
+     * report is moved on by the time ZooKeeper has seen pass since, so an older one is still a fair sample of
+     * that node's clock; the window only keeps long-dead nodes out, and a generous one is robust to a node
+     * whose reporter was held up for a moment.
+     */
+    private static final int LIVE_INTERVALS = 10;
+
+    private static final System.Logger LOG = System.getLogger(ZooKeeperMachineIdProvider.class.getName());
+    private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
+    private static final Pattern OWNER = Pattern.compile("[^/\\s\\p{Cntrl}]{1,200}");
+    private static final Pattern SEQUENCE = Pattern.compile("\\d{10}");
+    private static final byte[] EMPTY = new byte[0];
+
+    private final CuratorFramework client;
+    private final boolean ownsClient;
+    private final String connectString;
+    private final String namespace;
+    private final String owner;
+    private final long reportIntervalMillis;
+    private final long maxClockDifferenceMillis;
+    private final long reclaimAfterMillis;
+    /** How long the node may issue after its last successful report: half of reclaimAfter. */
+    private final long holdMillis;
+    private final long connectionTimeoutMillis;
+    private final Path cacheFile;
+    private final TimeSource timeSource;
+    private final String namespacePath;
+    private final String foreverPath;
+    /** Marks this process's writes, to tell a write of ours whose answer was lost from someone else's. */
+    private final String process = Long.toHexString(new SecureRandom().nextLong());
+    private final MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
+
+    private ScheduledExecutorService reporter;
+    private volatile long machineId = -1;
+    private volatile String nodePath;
+    private volatile boolean fromCache;
+    private volatile String takenFrom;
+    private volatile Long notBefore;
+    private volatile boolean closed;
+    private volatile boolean lost;
+    private int nodeVersion;
+    private long lastReported;
+    private boolean failing;
+
+    private ZooKeeperMachineIdProvider(Builder builder) {
+        this.ownsClient = builder.client == null;
+        this.connectString = builder.connectString;
+        this.namespace = builder.namespace;
+        this.owner = builder.owner;
+        this.reportIntervalMillis = builder.reportInterval.toMillis();
+        this.maxClockDifferenceMillis = builder.maxClockDifference.toMillis();
+        this.reclaimAfterMillis = builder.reclaimAfter.toMillis();
+        this.holdMillis = reclaimAfterMillis / 2;
+        this.connectionTimeoutMillis = builder.connectionTimeout.toMillis();
+        this.cacheFile = builder.cacheFile != null ? builder.cacheFile
+                : Path.of(System.getProperty("java.io.tmpdir"), "vesta", namespace, fileName(owner) + ".machine-id");
+        this.timeSource = builder.timeSource;
+        this.namespacePath = "/vesta/" + namespace;
+        this.foreverPath = namespacePath + "/forever";
+        this.client = builder.client != null ? builder.client : CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .connectionTimeoutMs((int) connectionTimeoutMillis)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3))
+                .build();
+    }
+
+    /** A provider with a Curator client of its own, closed with the provider. */
+    public static Builder builder(String connectString) {
+        return new Builder(connectString, null);
+    }
+
+    /** A provider on the application's Curator client, which it starts if needed but never closes. */
+    public static Builder builder(CuratorFramework client) {
+        return new Builder(null, client);
+    }
+
+    @Override
+    public synchronized long acquire(MachineIdRange range) {
+        if (closed) {
+            throw new IllegalStateException("This ZooKeeperMachineIdProvider was closed; build a new one");
+        }
+        if (machineId >= 0) {
+            throw new IllegalStateException("This ZooKeeperMachineIdProvider already holds machine ID " + machineId
+                    + "; build a new one for another generator");
+        }
+        if (client.getState() == CuratorFrameworkState.LATENT) {
+            client.start();
+        }
+        Registration registration;
+        try {
+            if (!client.blockUntilConnected((int) connectionTimeoutMillis, TimeUnit.MILLISECONDS)) {
+                registration = fromCache(range, "no connection within " + connectionTimeoutMillis + "ms (connectionTimeout)");
+            } else {
+                registration = register(range);
+            }
+        } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException
+                | KeeperException.OperationTimeoutException e) {
+            registration = fromCache(range, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MachineIdUnavailableException("Interrupted while registering with ZooKeeper at " + where(), e);
+        } catch (MachineIdUnavailableException | IllegalArgumentException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new MachineIdUnavailableException("Cannot register this node (owner '" + owner + "') under " + foreverPath
+                    + " at " + where() + ": " + e, e);
+        }
+        this.nodePath = registration.path;
+        this.nodeVersion = registration.version;
+        this.lastReported = registration.time;
+        this.notBefore = registration.notBefore;
+        this.takenFrom = registration.takenFrom;
+        this.fromCache = registration.fromCache;
+        this.machineId = registration.machineId;
+        lease.renew(registration.time + holdMillis);
+        if (!registration.fromCache) {
+            writeCache(false);
+        }
+        String threadName = "vesta-zookeeper-report-" + namespace + "-" + registration.machineId;
+        reporter = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        reporter.scheduleWithFixedDelay(this::reportQuietly, reportIntervalMillis, reportIntervalMillis, TimeUnit.MILLISECONDS);
+        return machineId;
+    }
+
+    private Registration register(MachineIdRange range) throws Exception {
+        ensureNamespace(range);
+        for (int attempt = 0; attempt < 16; attempt++) {
+            // A write's mtime is the ZooKeeper leader's clock: a reference for how long ago others reported
+            // that does not depend on this node's clock, which is what is being checked.
+            long serverNow = client.setData().forPath(foreverPath, EMPTY).getMtime();
+            long now = timeSource.currentTimeMillis();
+            List<Node> nodes = readNodes(range);
+            Node own = nodes.stream().filter(n -> n.owner.equals(owner) && n.machineId >= 0)
+                    .min(Comparator.comparingLong(n -> n.sequence)).orElse(null);
+            List<Node> others = nodes.stream().filter(n -> !n.owner.equals(owner)).toList();
+            if (own != null) {
+                if (now < own.time) {
+                    throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
+                            + (own.time - now) + " ms behind the time it last reported to ZooKeeper, "
+                            + Instant.ofEpochMilli(own.time) + " (in " + own.path + "): the clock was set back, and IDs"
+                            + " issued before could repeat. Fix the clock, or start once it has passed that time.");
+                }
+                checkAgainstOthers(now, serverNow, others);
+                range.check("the machine ID recorded in " + own.path, own.machineId);
+                try {
+                    Stat stat = client.setData().withVersion(own.version).forPath(own.path, encode(own.machineId, now, false));
+                    // After a clean close the node wrote the exact time of its last ID; after a crash it may
+                    // have issued up to a report interval past its last report.
+                    long mark = own.closed ? own.time : own.time + reportIntervalMillis;
+                    return new Registration(own.path, stat.getVersion(), own.machineId, now, mark, null, false);
+                } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+                    continue; // changed under us (a reclaim); look again
+                }
+            }
+            checkAgainstOthers(now, serverNow, others);
+            String path = client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                    .forPath(foreverPath + "/" + owner + "-", encode(-1, now, false));
+            long sequence = Long.parseLong(path.substring(path.length() - 10));
+            if (sequence < range.size()) {
+                long id = range.min() + sequence;
+                Stat stat = client.setData().withVersion(0).forPath(path, encode(id, now, false));
+                return new Registration(path, stat.getVersion(), id, now, null, null, false);
+            }
+            client.delete().forPath(path);
+            Registration reclaimed = reclaim(range, nodes, serverNow, now);
+            if (reclaimed != null) {
+                return reclaimed;
+            }
+            long held = nodes.stream().filter(n -> n.machineId >= 0 && range.contains(n.machineId)).count();
+            long oldest = nodes.stream().filter(n -> n.machineId >= 0).mapToLong(n -> serverNow - n.mtime).max().orElse(0);
+            throw new MachineIdUnavailableException("No machine ID is free in range " + range + " under " + foreverPath
+                    + " at " + where() + ": the node sequence has passed the end of the range, " + held + " nodes hold IDs"
+                    + " in it, and none has gone without a report for reclaimAfter (" + reclaimAfterMillis + "ms; the"
+                    + " longest silence is " + oldest + "ms). Widen the range, use a new namespace, or lower reclaimAfter.");
+        }
+        throw new MachineIdUnavailableException("Gave up registering under " + foreverPath + ": the nodes kept changing");
+    }
+
+    /**
+     * Records the range's start in the namespace node: machine IDs are sequence + range start, so two ranges
+     * with different starts in one namespace could map two sequences to one ID.
+     */
+    private void ensureNamespace(MachineIdRange range) throws Exception {
+        byte[] mine = ("rangeStart=" + range.min() + "\n").getBytes(StandardCharsets.UTF_8);
+        try {
+            client.create().creatingParentsIfNeeded().forPath(namespacePath, mine);
+        } catch (KeeperException.NodeExistsException e) {
+            byte[] recorded = client.getData().forPath(namespacePath);
+            if (recorded.length == 0) {
+                client.setData().withVersion(0).forPath(namespacePath, mine);
+            } else if (!Arrays.equals(recorded, mine)) {
+                throw new IllegalArgumentException("namespace '" + namespace + "' assigns machine IDs from "
+                        + new String(recorded, StandardCharsets.UTF_8).strip() + " (recorded in " + namespacePath
+                        + "), but this node's range is " + range + "; give each range a namespace of its own");
+            }
+        }
+        try {
+            client.create().forPath(foreverPath, EMPTY);
+        } catch (KeeperException.NodeExistsException e) {
+            // created by another node
+        }
+    }
+
+    private List<Node> readNodes(MachineIdRange range) throws Exception {
+        List<Node> nodes = new ArrayList<>();
+        for (String child : client.getChildren().forPath(foreverPath)) {
+            int dash = child.lastIndexOf('-');
+            if (dash < 1 || !SEQUENCE.matcher(child.substring(dash + 1)).matches()) {
+                continue; // not one of ours
+            }
+            String path = foreverPath + "/" + child;
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = client.getData().storingStatIn(stat).forPath(path);
+            } catch (KeeperException.NoNodeException e) {
+                continue; // reclaimed meanwhile
+            }
+            Properties fields = decode(data);
+            long sequence = Long.parseLong(child.substring(dash + 1));
+            long recorded = Long.parseLong(fields.getProperty("machineId", "-1"));
+            // A node created a moment ago has no ID written yet; its sequence says which it is getting.
+            long id = recorded >= 0 ? recorded : sequence < range.size() ? range.min() + sequence : -1;
+            nodes.add(new Node(path, child.substring(0, dash), sequence, id, Long.parseLong(fields.getProperty("time", "0")),
+                    Boolean.parseBoolean(fields.getProperty("closed")), stat.getVersion(), stat.getMtime()));
+        }
+        return nodes;
+    }
+
+    private void checkAgainstOthers(long now, long serverNow, List<Node> others) {
+        long window = LIVE_INTERVALS * reportIntervalMillis;
+        List<Node> live = others.stream()
+                .filter(n -> !n.closed && n.time > 0 && serverNow - n.mtime <= window).toList();
+        if (live.isEmpty()) {
+            return;
+        }
+        // Each report is moved on by how long ago ZooKeeper received it, so a report interval does not
+        // count as a clock difference.
+        double sum = 0;
+        for (Node node : live) {
+            sum += node.time + (serverNow - node.mtime);
+        }
+        long average = Math.round(sum / live.size());
+        long difference = now - average;
+        if (Math.abs(difference) > maxClockDifferenceMillis) {
+            throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
+                    + Math.abs(difference) + " ms " + (difference < 0 ? "behind" : "ahead of") + " the average of the "
+                    + live.size() + " other live nodes under " + foreverPath + " (" + Instant.ofEpochMilli(average)
+                    + "); at most " + maxClockDifferenceMillis + " ms (maxClockDifference) is allowed. Fix this host's"
+                    + " clock (NTP) and start again.");
+        }
+    }
+
+    /*
+     * Taking over a stale node is one ZooKeeper transaction: delete the stale node at the version we read,
+     * and create ours carrying its machine ID. If the stale node reported (or someone else reclaimed it) in
+     * between, its version moved or it is gone, and the whole transaction fails: an ID passes to exactly one
+     * new owner. The old owner's next report then finds its node gone and stops it for good.
+     */
+    private Registration reclaim(MachineIdRange range, List<Node> nodes, long serverNow, long now) throws Exception {
+        List<Node> stale = nodes.stream()
+                .filter(n -> n.machineId >= 0 && range.contains(n.machineId) && !n.owner.equals(owner)
+                        && serverNow - n.mtime > reclaimAfterMillis)
+                .sorted(Comparator.comparingLong(n -> n.machineId)).toList();
+        for (Node node : stale) {
+            try {
+                List<CuratorTransactionResult> results = client.transaction().forOperations(
+                        client.transactionOp().delete().withVersion(node.version).forPath(node.path),
+                        client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                                .forPath(foreverPath + "/" + owner + "-", encode(node.machineId, now, false)));
+                String path = results.get(1).getResultPath();
+                // The old owner may have issued until its last report plus its hold, by its own clock.
+                long mark = node.time + holdMillis;
+                LOG.log(Level.WARNING, () -> "Reclaimed machine ID " + node.machineId + " from " + node.path + " (owner '"
+                        + node.owner + "', silent for " + (serverNow - node.mtime) + "ms); IDs start after "
+                        + Instant.ofEpochMilli(mark));
+                return new Registration(path, 0, node.machineId, now, mark, node.owner, false);
+            } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+                // it reported after all, or another node was faster: try the next
+            }
+        }
+        return null;
+    }
+
+    private Registration fromCache(MachineIdRange range, String why) {
+        Properties cached = new Properties();
+        try (var reader = Files.newBufferedReader(cacheFile, StandardCharsets.UTF_8)) {
+            cached.load(reader);
+        } catch (NoSuchFileException e) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + ") and no"
+                    + " machine ID is cached in " + cacheFile + ": a node's first start needs ZooKeeper");
+        } catch (IOException e) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + ") nor read"
+                    + " the cached machine ID in " + cacheFile + ": " + e, e);
+        }
+        if (!owner.equals(cached.getProperty("owner")) || !namespace.equals(cached.getProperty("namespace"))) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and the"
+                    + " machine ID cached in " + cacheFile + " belongs to owner '" + cached.getProperty("owner")
+                    + "' in namespace '" + cached.getProperty("namespace") + "', not to '" + owner + "' in '" + namespace + "'");
+        }
+        long id;
+        long time;
+        try {
+            id = Long.parseLong(cached.getProperty("machineId"));
+            time = Long.parseLong(cached.getProperty("time"));
+        } catch (NumberFormatException e) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and "
+                    + cacheFile + " does not hold a machine ID and a time: " + cached, e);
+        }
+        if (cached.getProperty("path") == null) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and "
+                    + cacheFile + " does not name the node to confirm the ID with: " + cached);
+        }
+        range.check("the machine ID cached in " + cacheFile, id);
+        boolean wasClosed = Boolean.parseBoolean(cached.getProperty("closed"));
+        long now = timeSource.currentTimeMillis();
+        if (now < time) {
+            throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
+                    + (time - now) + " ms behind the time it last reported, " + Instant.ofEpochMilli(time) + " (cached in "
+                    + cacheFile + "): the clock was set back, and IDs issued before could repeat. Fix the clock, or"
+                    + " start once it has passed that time.");
+        }
+        if (now >= time + holdMillis) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and the"
+                    + " machine ID " + id + " cached in " + cacheFile + " was last confirmed at " + Instant.ofEpochMilli(time)
+                    + ", more than half of reclaimAfter (" + holdMillis + "ms) ago: another node may have reclaimed it");
+        }
+        LOG.log(Level.WARNING, () -> "Cannot reach ZooKeeper at " + where() + " (" + why + "); using machine ID " + id
+                + " cached in " + cacheFile + ", last confirmed at " + Instant.ofEpochMilli(time) + ", as Leaf does. IDs"
+                + " are issued until " + Instant.ofEpochMilli(time + holdMillis) + " unless ZooKeeper confirms the ID first.");
+        long mark = wasClosed ? time : time + reportIntervalMillis;
+        return new Registration(cached.getProperty("path"), -1, id, time, mark, null, true);
+    }
+
+    private void reportQuietly() {
+        try {
+            report();
+        } catch (RuntimeException e) {
+            // A scheduled task that throws is never run again; the reports must go on.
+            LOG.log(Level.WARNING, "Reporting to ZooKeeper failed unexpectedly", e);
+        }
+    }
+
+    /**
+     * Writes the current time into this node's ZooKeeper node once: what the reporter does every interval.
+     * Returns whether the lease is held afterwards.
+     */
+    synchronized boolean report() {
+        if (closed || lost || machineId < 0) {
+            return false;
+        }
+        long now = timeSource.currentTimeMillis();
+        try {
+            if (fromCache) {
+                Stat stat = new Stat();
+                Properties fields = decode(client.getData().storingStatIn(stat).forPath(nodePath));
+                if (Long.parseLong(fields.getProperty("machineId", "-1")) != machineId) {
+                    lose(nodePath + " now records machine ID " + fields.getProperty("machineId") + ": " + fields);
+                    return false;
+                }
+                nodeVersion = stat.getVersion();
+                fromCache = false;
+                LOG.log(Level.INFO, () -> "ZooKeeper at " + where() + " confirmed the cached machine ID " + machineId);
+            }
+            if (now <= lastReported) {
+                // As Leaf: never write a time behind one already written; the lease stands on the last report.
+                return lease.isHeldAt(now);
+            }
+            byte[] data = encode(machineId, now, false);
+            Stat stat;
+            try {
+                stat = client.setData().withVersion(nodeVersion).forPath(nodePath, data);
+            } catch (KeeperException.BadVersionException e) {
+                // Our own write may have gone through with its answer lost (Curator then retries it); only our
+                // process writes these exact bytes.
+                stat = new Stat();
+                byte[] current = client.getData().storingStatIn(stat).forPath(nodePath);
+                if (!Arrays.equals(current, data)) {
+                    lose(nodePath + " was rewritten by another process (" + decode(current) + ")");
+                    return false;
+                }
+            }
+            nodeVersion = stat.getVersion();
+            lastReported = now;
+            lease.renew(now + holdMillis);
+            writeCache(false);
+            if (failing) {
+                failing = false;
+                LOG.log(Level.INFO, () -> "Reporting to ZooKeeper at " + where() + " works again");
+            }
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            lose(nodePath + " was deleted: another node reclaimed machine ID " + machineId + " after it went without"
+                    + " a report for reclaimAfter (" + reclaimAfterMillis + "ms), or it was removed by hand");
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return lease.isHeldAt(now);
+        } catch (Exception e) {
+            boolean held = lease.isHeldAt(now);
+            if (!failing) {
+                failing = true;
+                LOG.log(Level.WARNING, "Cannot report to ZooKeeper at " + where() + ": " + e + (held ? "; IDs are issued until "
+                        + Instant.ofEpochMilli(lease.heldUntil()) + " unless a report succeeds first" : "; no ID is issued"
+                        + " until a report succeeds"));
+            }
+            return held;
+        }
+    }
+
+    private void lose(String reason) {
+        lost = true;
+        String message = "machine ID " + machineId + " is no longer this node's (owner '" + owner + "'): " + reason
+                + "; build a new generator to get another ID";
+        lease.revoke(message);
+        LOG.log(Level.ERROR, message);
+        reporter.shutdown();
+    }
+
+    /**
+     * Stops reporting and writes the exact time of the last ID with a closed mark, so a prompt restart need not
+     * wait; the node stays, so the owner gets the same ID back. Closes the Curator client if it is the
+     * provider's own. Call after the last ID.
+     */
+    @Override
+    public void close() {
+        ScheduledExecutorService executor;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            executor = reporter;
+        }
+        try {
+            if (executor != null) {
+                executor.shutdownNow();
+                executor.awaitTermination(connectionTimeoutMillis * 4 + 1000, TimeUnit.MILLISECONDS);
+            }
+            synchronized (this) {
+                if (machineId >= 0 && !lost) {
+                    lease.revoke("the machine-ID provider was closed");
+                    // Read after the revocation: every ID issued carries an earlier clock reading.
+                    long time = Math.max(timeSource.currentTimeMillis(), lastReported);
+                    // Only while connected: a shutdown must not wait out Curator's retries against a dead
+                    // ensemble, and without the closing mark a restart merely waits one report interval.
+                    if (!fromCache && client.getZookeeperClient().isConnected()) {
+                        try {
+                            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, true));
+                            lastReported = time;
+                            writeCache(true);
+                        } catch (Exception e) {
+                            LOG.log(Level.WARNING, "Cannot write the closing report to " + nodePath + ": " + e);
+                        }
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (ownsClient) {
+                client.close();
+            }
+        }
+    }
+
+    private void writeCache(boolean wasClosed) {
+        String text = "# Vesta's machine ID for this node, used when ZooKeeper is unreachable at start-up\n"
+                + "owner=" + escape(owner) + "\nnamespace=" + namespace + "\npath=" + nodePath + "\nmachineId=" + machineId
+                + "\ntime=" + lastReported + "\nclosed=" + wasClosed + "\n";
+        Path temporary = cacheFile.resolveSibling(cacheFile.getFileName() + ".tmp");
+        try {
+            Files.createDirectories(cacheFile.toAbsolutePath().getParent());
+            Files.writeString(temporary, text, StandardCharsets.UTF_8);
+            try {
+                Files.move(temporary, cacheFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temporary, cacheFile, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "Cannot cache the machine ID in " + cacheFile + ": " + e);
+        }
+    }
+
+    private byte[] encode(long id, long time, boolean wasClosed) {
+        String text = (id >= 0 ? "machineId=" + id + "\n" : "") + "time=" + time + "\nprocess=" + process + "\n"
+                + (wasClosed ? "closed=true\n" : "");
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Properties decode(byte[] data) {
+        Properties fields = new Properties();
+        try {
+            fields.load(new StringReader(new String(data == null ? EMPTY : data, StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // a StringReader does not fail
+        }
+        return fields;
+    }
+
+    private static String escape(String value) {
+        return value.replace("\\", "\\\\").replace(":", "\\:").replace("=", "\\=");
+    }
+
+    private static String fileName(String owner) {
+        return owner.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    private String where() {
+        return connectString != null ? connectString : "the application's Curator client";
+    }
+
+    @Override
+    public MachineIdLease lease() {
+        return lease;
+    }
+
+    @Override
+    public OptionalLong notBefore() {
+        Long mark = notBefore;
+        return mark == null ? OptionalLong.empty() : OptionalLong.of(mark);
+    }
+
+    @Override
+    public String describe() {
+        String from = takenFrom;
+        return "zookeeper (" + nodePath + (fromCache ? ", from the cache " + cacheFile + " until ZooKeeper confirms it" : "")
+                + (from != null ? ", reclaimed from '" + from + "'" : "") + ")";
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public Path cacheFile() {
+        return cacheFile;
+    }
+
+    /** The ZooKeeper node of this owner, once acquired. */
+    public String nodePath() {
+        return nodePath;
+    }
+
+    CuratorFramework client() {
+        return client;
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperMachineIdProvider[" + describe() + "]";
+    }
+
+    /** The default owner: this host's first IPv4 address that is not loopback, and this process's ID. */
+    public static String defaultOwner() {
+        String ip = null;
+        for (InetAddress address : IpListMachineIdProvider.localAddresses()) {
+            if (address instanceof Inet4Address && !address.isLoopbackAddress() && !address.isLinkLocalAddress()) {
+                ip = address.getHostAddress();
+                break;
+            }
+        }
+        if (ip == null) {
+            try {
+                ip = InetAddress.getLocalHost().getHostAddress();
+            } catch (IOException e) {
+                ip = "127.0.0.1";
+            }
+        }
+        return ip + ":" + ProcessHandle.current().pid();
+    }
+
+    private record Node(String path, String owner, long sequence, long machineId, long time, boolean closed,
+            int version, long mtime) {
+    }
+
+    private record Registration(String path, int version, long machineId, long time, Long notBefore, String takenFrom,
+            boolean fromCache) {
+    }
+
+    /** Settings of a {@link ZooKeeperMachineIdProvider}; every setting is checked in {@link #build()}. */
+    public static final class Builder {
+
+        private final String connectString;
+        private final CuratorFramework client;
+        private String namespace = DEFAULT_NAMESPACE;
+        private String owner;
+        private Duration reportInterval = DEFAULT_REPORT_INTERVAL;
+        private Duration maxClockDifference = DEFAULT_MAX_CLOCK_DIFFERENCE;
+        private Duration reclaimAfter = DEFAULT_RECLAIM_AFTER;
+        private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private Path cacheFile;
+        private TimeSource timeSource = TimeSource.system();
+        private String settingPrefix = "";
+
+        private Builder(String connectString, CuratorFramework client) {
+            this.connectString = connectString;
+            this.client = client;
+        }
+
+        /** The part of {@code /vesta/{namespace}/forever} that separates ID spaces; {@value #DEFAULT_NAMESPACE} by default. */
+        public Builder namespace(String namespace) {
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** Who this node is, stable across its restarts ({@code ip:port}); {@link #defaultOwner()} by default. */
+        public Builder owner(String owner) {
+            this.owner = owner;
+            return this;
+        }
+
+        /** How often the node writes its time into its ZooKeeper node; 3 s by default. */
+        public Builder reportInterval(Duration reportInterval) {
+            this.reportInterval = reportInterval;
+            return this;
+        }
+
+        /** How far this node's clock may be from the other live nodes' average at start-up; 5 s by default. */
+        public Builder maxClockDifference(Duration maxClockDifference) {
+            this.maxClockDifference = maxClockDifference;
+            return this;
+        }
+
+        /** How long a node must go without a report before its ID may be reclaimed; 7 days by default. */
+        public Builder reclaimAfter(Duration reclaimAfter) {
+            this.reclaimAfter = reclaimAfter;
+            return this;
+        }
+
+        /** How long start-up waits for ZooKeeper before it falls back on the cached ID; 5 s by default. */
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+            return this;
+        }
+
+        /** Where the machine ID is cached; by default under {@code java.io.tmpdir}/vesta/{namespace}/. */
+        public Builder cacheFile(Path cacheFile) {
+            this.cacheFile = cacheFile;
+            return this;
+        }
+
+        public Builder timeSource(TimeSource timeSource) {
+            this.timeSource = timeSource;
+            return this;
+        }
+
+        /** Put before each setting's name in error messages, e.g. {@code "vesta.machine-id.zookeeper."}. */
+        public Builder settingPrefix(String settingPrefix) {
+            this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
+            return this;
+        }
+
+        public ZooKeeperMachineIdProvider build() {
+            if (client == null && (connectString == null || connectString.isBlank())) {
+                throw new IllegalArgumentException(settingPrefix + "connectString must be set, e.g. 127.0.0.1:2181");
+            }
+            if (timeSource == null) {
+                throw new IllegalArgumentException(settingPrefix + "timeSource must be set");
+            }
+            if (namespace == null || !NAMESPACE.matcher(namespace).matches() || namespace.equals(".") || namespace.equals("..")) {
+                throw new IllegalArgumentException(settingPrefix + "namespace must be 1 to 100 letters, digits, '_', '-'"
+                        + " or '.', was '" + namespace + "'");
+            }
+            if (owner == null) {
+                owner = defaultOwner();
+            }
+            if (!OWNER.matcher(owner).matches()) {
+                throw new IllegalArgumentException(settingPrefix + "owner must be 1 to 200 characters without '/',"
+                        + " white space or control characters, was '" + owner + "'");
+            }
+            check("reportInterval", reportInterval, MIN_REPORT_INTERVAL, MAX_REPORT_INTERVAL, "");
+            check("maxClockDifference", maxClockDifference, Duration.ofMillis(1), MAX_CLOCK_DIFFERENCE_LIMIT, "");
+            check("reclaimAfter", reclaimAfter, reportInterval.multipliedBy(10), MAX_RECLAIM_AFTER,
+                    " (at least 10 times " + settingPrefix + "reportInterval)");
+            check("connectionTimeout", connectionTimeout, MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT, "");
+            return new ZooKeeperMachineIdProvider(this);
+        }
+
+        private void check(String name, Duration value, Duration min, Duration max, String why) {
+            if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(settingPrefix + name + " must be in [" + min.toMillis() + "ms, "
+                        + max.toMillis() + "ms]" + why + ", was " + (value == null ? "null" : value.toMillis() + "ms"));
+            }
+        }
+    }
+}
