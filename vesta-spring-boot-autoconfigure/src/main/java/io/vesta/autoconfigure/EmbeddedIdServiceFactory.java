@@ -9,6 +9,7 @@ import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
+import javax.sql.DataSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -17,14 +18,15 @@ import java.util.Locale;
 
 /**
  * Turns {@link VestaProperties} into engine settings, checking each against what the engine allows so that a
- * bad value fails start-up with the property's own name rather than the engine's argument name.
+ * bad value fails start-up with the property's own name rather than the engine's argument name. Public for the
+ * auto-configurations of other packages (the server's two generators, the client's fallback).
  */
-final class EmbeddedIdServiceFactory {
+public final class EmbeddedIdServiceFactory {
 
     private EmbeddedIdServiceFactory() {
     }
 
-    static EmbeddedIdService create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
+    public static EmbeddedIdService create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
             TimestampStore timestampStore) {
         Instant now = Instant.ofEpochMilli(timeSource.currentTimeMillis());
         EmbeddedIdService.Builder builder = EmbeddedIdService.builder()
@@ -48,11 +50,23 @@ final class EmbeddedIdServiceFactory {
         return builder.build();
     }
 
-    /** The provider {@code vesta.machine-id.strategy} selects, with its settings checked. */
-    static MachineIdProvider machineIdProvider(VestaProperties properties) {
+    /** The provider {@code vesta.machine-id.strategy} selects, for a strategy that needs no DataSource. */
+    public static MachineIdProvider machineIdProvider(VestaProperties properties) {
+        return machineIdProvider(properties, null, TimeSource.system(), null, EmbeddedIdServiceFactory.class.getClassLoader());
+    }
+
+    /**
+     * The provider {@code vesta.machine-id.strategy} selects, with its settings checked.
+     * @param dataSource the application's DataSource for the db strategy, or null if it has none
+     * @param port the application's configured server port, used in the default owner of shared strategies
+     */
+    public static MachineIdProvider machineIdProvider(VestaProperties properties, DataSource dataSource, TimeSource timeSource,
+            String port, ClassLoader classLoader) {
         VestaProperties.MachineId machineId = properties.getMachineId();
         MachineIdRange range = range(properties);
         return switch (machineId.getStrategy()) {
+            case DB -> SharedMachineIdProviders.database(machineId.getDb(), dataSource, timeSource, port);
+            case ZOOKEEPER -> SharedMachineIdProviders.zooKeeper(machineId.getZookeeper(), timeSource, port, classLoader);
             case PROPERTY -> {
                 Long value = machineId.getValue();
                 if (value == null) {
@@ -88,7 +102,7 @@ final class EmbeddedIdServiceFactory {
     }
 
     /** The machine-ID range of the node's gen-method. */
-    static MachineIdRange range(VestaProperties properties) {
+    public static MachineIdRange range(VestaProperties properties) {
         boolean embedded = properties.getGenMethod() == GenMethod.EMBEDDED;
         String prefix = embedded ? "vesta.machine-id.embedded-range" : "vesta.machine-id.server-range";
         VestaProperties.Range range = embedded ? properties.getMachineId().getEmbeddedRange()
@@ -98,7 +112,7 @@ final class EmbeddedIdServiceFactory {
         return new MachineIdRange(range.getMin(), range.getMax());
     }
 
-    static Instant epoch(String value, Instant now) {
+    public static Instant epoch(String value, Instant now) {
         String allowed = "an ISO-8601 instant with an offset, such as 2015-01-01T00:00:00+08:00 or 2024-01-01T00:00:00Z, not after now ("
                 + now + ")";
         Instant epoch;

@@ -22,6 +22,17 @@ public class InvalidVestaPropertyException extends IllegalArgumentException {
         this(property, value, allowed, problem, null);
     }
 
+    /**
+     * A setting the engine refused; its message already names the setting (with the property prefix), the
+     * value and the allowed range.
+     */
+    public InvalidVestaPropertyException(String property, IllegalArgumentException engineError) {
+        super("Invalid Vesta configuration: " + engineError.getMessage(), engineError);
+        this.property = property;
+        this.value = null;
+        this.allowed = null;
+    }
+
     public String getProperty() {
         return property;
     }
@@ -30,6 +41,7 @@ public class InvalidVestaPropertyException extends IllegalArgumentException {
         return value;
     }
 
+    /** What is allowed, or null when the message says it. */
     public String getAllowed() {
         return allowed;
     }

@@ -8,6 +8,10 @@ class VestaFailureAnalyzer extends AbstractFailureAnalyzer<InvalidVestaPropertyE
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidVestaPropertyException cause) {
+        if (cause.getAllowed() == null) {
+            return new FailureAnalysis("Vesta cannot start: a property under '" + cause.getProperty() + "' is invalid.\n\n"
+                    + cause.getMessage() + "\n", "Correct the property the description names, within the range it gives.", cause);
+        }
         String value = cause.getValue() == null ? "(unset)" : "'" + cause.getValue() + "'";
         String description = "Vesta cannot start: the property '" + cause.getProperty() + "' is " + value + ".\n\n"
                 + cause.getMessage() + "\n";

@@ -17,7 +17,7 @@ public class VestaProperties {
     /** ID layout: max-peak orders by second (2^20 IDs/s per machine ID), min-granularity by millisecond (1024 IDs/ms). Changing it needs a restart. */
     private IdType type = IdType.MAX_PEAK;
 
-    /** Where IDs are made: embedded generates them in this process. */
+    /** Where IDs are made: embedded generates them in this process, client takes them from central servers (vesta.client.*). */
     private Mode mode = Mode.EMBEDDED;
 
     /** How IDs issued by this node are marked: embedded, central-server or rest. Also selects the default machine-ID range. */
@@ -101,7 +101,9 @@ public class VestaProperties {
     /** Where IDs are made. */
     public enum Mode {
         /** Generate IDs in this process. */
-        EMBEDDED
+        EMBEDDED,
+        /** Take IDs from central servers (vesta.client.*). */
+        CLIENT
     }
 
     /** Where the machine ID comes from. */
@@ -109,13 +111,17 @@ public class VestaProperties {
         /** The value of vesta.machine-id.value. */
         PROPERTY,
         /** The position of this host's address in vesta.machine-id.ip-list. */
-        IP_LIST
+        IP_LIST,
+        /** A lease on a row of a shared table, on the application's DataSource (vesta.machine-id.db.*). */
+        DB,
+        /** A persistent sequential node in ZooKeeper (vesta.machine-id.zookeeper.*); needs Curator. */
+        ZOOKEEPER
     }
 
     /** {@code vesta.machine-id.*}. */
     public static class MachineId {
 
-        /** Where the machine ID comes from: property (vesta.machine-id.value) or ip-list (position of this host in vesta.machine-id.ip-list). */
+        /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table) or zookeeper. */
         private MachineIdStrategy strategy = MachineIdStrategy.PROPERTY;
 
         /** This node's machine ID, for the property strategy. Must lie in the range of the node's gen-method. */
@@ -129,6 +135,18 @@ public class VestaProperties {
 
         /** Machine IDs of central and REST servers (gen-method central-server or rest). */
         private final Range serverRange = new Range(924, 1023);
+
+        private final Db db = new Db();
+
+        private final ZooKeeper zookeeper = new ZooKeeper();
+
+        public Db getDb() {
+            return db;
+        }
+
+        public ZooKeeper getZookeeper() {
+            return zookeeper;
+        }
 
         public MachineIdStrategy getStrategy() {
             return strategy;
@@ -160,6 +178,157 @@ public class VestaProperties {
 
         public Range getServerRange() {
             return serverRange;
+        }
+    }
+
+    /** {@code vesta.machine-id.db.*}: machine IDs leased from a shared table. */
+    public static class Db {
+
+        /** Table of machine-ID leases, one row per machine ID; an SQL identifier, optionally schema.table. */
+        private String table = "vesta_machine";
+
+        /** Who holds a lease; a restart with the same owner gets its machine ID back. Defaults to host:server.port, or host:pid without a configured port. */
+        private String owner;
+
+        /** How long a lease lasts without renewal; a node stops issuing when its lease runs out. 1s to 1h. */
+        private Duration lease = Duration.ofSeconds(30);
+
+        /** How often the lease is renewed; at most a third of the lease. */
+        private Duration heartbeat = Duration.ofSeconds(5);
+
+        /** Whether to create the table at start-up (CREATE TABLE IF NOT EXISTS, with the DDL for PostgreSQL, MySQL/MariaDB or H2). */
+        private boolean initializeSchema = false;
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public String getOwner() {
+            return owner;
+        }
+
+        public void setOwner(String owner) {
+            this.owner = owner;
+        }
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getHeartbeat() {
+            return heartbeat;
+        }
+
+        public void setHeartbeat(Duration heartbeat) {
+            this.heartbeat = heartbeat;
+        }
+
+        public boolean isInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(boolean initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+    }
+
+    /** {@code vesta.machine-id.zookeeper.*}: machine IDs from ZooKeeper sequential nodes, Leaf-snowflake style. */
+    public static class ZooKeeper {
+
+        /** ZooKeeper connect string, such as zk1:2181,zk2:2181,zk3:2181. Required for the zookeeper strategy. */
+        private String connectString;
+
+        /** Namespace under /vesta: nodes that share a namespace share the machine-ID space. */
+        private String namespace = "default";
+
+        /** Who owns a node; a restart with the same owner gets its machine ID back. Defaults to ip:server.port, or ip:pid without a configured port. */
+        private String owner;
+
+        /** How often the node writes its current time into its ZooKeeper node. */
+        private Duration reportInterval = Duration.ofSeconds(3);
+
+        /** Largest difference from the average time of the other live nodes accepted at start-up. */
+        private Duration maxClockDifference = Duration.ofSeconds(5);
+
+        /** How long an owner may go without reporting before its machine ID may be reclaimed, when the range is otherwise full. */
+        private Duration reclaimAfter = Duration.ofDays(7);
+
+        /** How long to wait for ZooKeeper at start-up before falling back to the cached machine ID. */
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        /** File caching the machine ID, used when ZooKeeper is unreachable at start-up. Defaults to a file in the temporary directory named after namespace and owner. */
+        private Path cacheFile;
+
+        public String getConnectString() {
+            return connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            this.connectString = connectString;
+        }
+
+        public String getNamespace() {
+            return namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            this.namespace = namespace;
+        }
+
+        public String getOwner() {
+            return owner;
+        }
+
+        public void setOwner(String owner) {
+            this.owner = owner;
+        }
+
+        public Duration getReportInterval() {
+            return reportInterval;
+        }
+
+        public void setReportInterval(Duration reportInterval) {
+            this.reportInterval = reportInterval;
+        }
+
+        public Duration getMaxClockDifference() {
+            return maxClockDifference;
+        }
+
+        public void setMaxClockDifference(Duration maxClockDifference) {
+            this.maxClockDifference = maxClockDifference;
+        }
+
+        public Duration getReclaimAfter() {
+            return reclaimAfter;
+        }
+
+        public void setReclaimAfter(Duration reclaimAfter) {
+            this.reclaimAfter = reclaimAfter;
+        }
+
+        public Duration getConnectionTimeout() {
+            return connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+        }
+
+        public Path getCacheFile() {
+            return cacheFile;
+        }
+
+        public void setCacheFile(Path cacheFile) {
+            this.cacheFile = cacheFile;
         }
     }
 

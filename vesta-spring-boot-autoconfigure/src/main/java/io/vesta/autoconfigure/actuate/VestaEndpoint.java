@@ -5,6 +5,8 @@ import io.vesta.Id;
 import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.autoconfigure.VestaProperties;
+import io.vesta.segment.SegmentIdService;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -13,9 +15,11 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * {@code /actuator/vesta}: the node's identity and counters; {@code /actuator/vesta/{id}} decodes an ID.
+ * {@code /actuator/vesta}: the node's identity and counters, and with segment mode on, each business tag's
+ * segments ({@code segments}); {@code /actuator/vesta/{id}} decodes an ID.
  * Like Boot's own endpoints it is not exposed over HTTP until the application exposes it.
  */
 @Endpoint(id = "vesta")
@@ -23,10 +27,21 @@ public class VestaEndpoint {
 
     private final IdService idService;
     private final VestaProperties properties;
+    private final Supplier<SegmentIdService> segmentIdService;
 
     public VestaEndpoint(IdService idService, VestaProperties properties) {
+        this(idService, properties, () -> null);
+    }
+
+    /** With the segment service looked up on each read, so that the endpoint works with and without one. */
+    public VestaEndpoint(IdService idService, VestaProperties properties, ObjectProvider<SegmentIdService> segmentIdService) {
+        this(idService, properties, segmentIdService::getIfUnique);
+    }
+
+    private VestaEndpoint(IdService idService, VestaProperties properties, Supplier<SegmentIdService> segmentIdService) {
         this.idService = idService;
         this.properties = properties;
+        this.segmentIdService = segmentIdService;
     }
 
     @ReadOperation
@@ -48,6 +63,13 @@ public class VestaEndpoint {
         } else {
             identity.put("type", properties.getType());
             identity.put("idService", idService.getClass().getName());
+        }
+        SegmentIdService segments = segmentIdService.get();
+        if (segments != null) {
+            Map<String, Object> segmentMode = new LinkedHashMap<>();
+            segmentMode.put("table", segments.table());
+            segmentMode.put("tags", segments.segments());
+            identity.put("segments", segmentMode);
         }
         return identity;
     }

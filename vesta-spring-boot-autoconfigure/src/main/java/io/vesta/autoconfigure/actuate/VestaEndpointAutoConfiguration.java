@@ -3,6 +3,8 @@ package io.vesta.autoconfigure.actuate;
 import io.vesta.IdService;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.VestaProperties;
+import io.vesta.segment.SegmentIdService;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,7 +24,8 @@ public final class VestaEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(IdService.class)
-    VestaEndpoint vestaEndpoint(IdService idService, VestaProperties properties) {
-        return new VestaEndpoint(idService, properties);
+    VestaEndpoint vestaEndpoint(IdService idService, VestaProperties properties,
+            ObjectProvider<SegmentIdService> segmentIdService) {
+        return new VestaEndpoint(idService, properties, segmentIdService);
     }
 }

@@ -1,0 +1,344 @@
+package io.vesta.client;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
+import io.vesta.Id;
+import io.vesta.IdType;
+import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdRange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RemoteIdServiceTest {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable resource : resources) {
+            resource.close();
+        }
+    }
+
+    private FakeServer server(long machineId) throws IOException {
+        return track(new FakeServer(machineId));
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private RemoteIdService client(RemoteIdService.Builder builder) {
+        return track(builder.build());
+    }
+
+    private static RemoteIdService.Builder to(URI... servers) {
+        return RemoteIdService.builder().servers(List.of(servers)).backoff(Duration.ofMillis(50), Duration.ofMillis(400))
+                .timeout(Duration.ofMillis(500));
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void genIdHandsOutPrefetchedBatchesOneRequestEach() throws Exception {
+        FakeServer server = server(930);
+        RemoteIdService client = client(to(server.uri()).prefetch(100));
+
+        long[] ids = new long[1000];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = client.genId();
+        }
+
+        assertThat(ids).doesNotHaveDuplicates();
+        assertThat(Arrays.stream(ids).mapToObj(client::expId)).allSatisfy(id -> {
+            assertThat(id.machine()).isEqualTo(930);
+            assertThat(id.genMethod()).isEqualTo(GenMethod.CENTRAL_SERVER.code());
+        });
+        // 10 batches used, at most the next one fetched ahead.
+        assertThat(server.requests.get()).isBetween(10, 11);
+        assertThat(client.batchesFetched()).isBetween(10L, (long) server.requests.get());
+    }
+
+    @Test
+    void theNextBatchIsFetchedInTheBackgroundWhenTheThresholdIsLeft() throws Exception {
+        FakeServer server = server(930);
+        RemoteIdService client = client(to(server.uri()).prefetch(100).refillThreshold(0.5));
+        await(() -> client.batchesFetched() == 1);
+
+        for (int i = 0; i < 50; i++) {
+            client.genId();
+        }
+        Thread.sleep(100);
+        assertThat(server.requests.get()).as("half of the batch is still unused").isEqualTo(1);
+
+        client.genId();
+        await(() -> client.batchesFetched() == 2);
+        assertThat(server.requests.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aFailingServerIsSkippedAndTheNextOneAsked() throws Exception {
+        FakeServer failing = server(930);
+        failing.behaviour = FakeServer.Behaviour.FAIL;
+        FakeServer serving = server(931);
+        RemoteIdService client = client(to(failing.uri(), serving.uri()).prefetch(10));
+
+        for (int i = 0; i < 200; i++) {
+            assertThat(client.expId(client.genId()).machine()).isEqualTo(931);
+        }
+        assertThat(failing.requests.get()).as("backoff keeps the failing server from being asked every time")
+                .isBetween(1, 5);
+    }
+
+    @Test
+    void aServerThatDoesNotAnswerWithinTheTimeoutIsSkipped() throws Exception {
+        FakeServer hanging = server(930);
+        hanging.behaviour = FakeServer.Behaviour.HANG;
+        FakeServer serving = server(931);
+        RemoteIdService client = client(to(hanging.uri(), serving.uri()).timeout(Duration.ofMillis(300)));
+
+        long started = System.nanoTime();
+        long id = client.genId();
+
+        assertThat(client.expId(id).machine()).isEqualTo(931);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aServerThatStallsInTheMiddleOfABatchIsCutOffAtTheTimeout() throws Exception {
+        FakeServer stalling = server(930);
+        stalling.behaviour = FakeServer.Behaviour.STALL_BODY;
+        FakeServer serving = server(931);
+        RemoteIdService client = client(to(stalling.uri(), serving.uri()).prefetch(100).timeout(Duration.ofMillis(300)));
+
+        long started = System.nanoTime();
+        long id = client.genId();
+
+        assertThat(client.expId(id).machine()).isEqualTo(931);
+        assertThat(stalling.requests.get()).isEqualTo(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+        // The interrupt that cut the stalled exchange short does not leak into the next fetches.
+        for (int i = 0; i < 1000; i++) {
+            assertThat(client.expId(client.genId()).machine()).isEqualTo(931);
+        }
+    }
+
+    @Test
+    void aFailedServerIsAskedAgainAfterItsBackoffAndServesAgain() throws Exception {
+        FakeServer flaky = server(930);
+        flaky.behaviour = FakeServer.Behaviour.FAIL;
+        FakeServer serving = server(931);
+        RemoteIdService client = client(to(flaky.uri(), serving.uri()).prefetch(10));
+        Set<Long> machines = ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < 50; i++) {
+            machines.add(client.expId(client.genId()).machine());
+        }
+        assertThat(machines).containsExactly(931L);
+
+        flaky.behaviour = FakeServer.Behaviour.SERVE;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!machines.contains(930L) && System.nanoTime() < deadline) {
+            machines.add(client.expId(client.genId()).machine());
+            Thread.sleep(1);
+        }
+        assertThat(machines).containsExactlyInAnyOrder(930L, 931L);
+    }
+
+    @Test
+    void whenEveryServerFailsGenIdFailsListingEachServerAndItsError() throws Exception {
+        FakeServer failing = server(930);
+        failing.behaviour = FakeServer.Behaviour.FAIL;
+        URI refusing = FakeServer.refusing();
+        RemoteIdService client = client(to(failing.uri(), refusing).backoff(Duration.ofSeconds(5), Duration.ofSeconds(5)));
+
+        long started = System.nanoTime();
+        assertThatThrownBy(client::genId).isInstanceOfSatisfying(ServersUnavailableException.class, e -> {
+            assertThat(e.failures()).extracting(ServersUnavailableException.ServerFailure::server)
+                    .containsExactlyInAnyOrder(failing.uri(), refusing);
+            assertThat(e).hasMessageStartingWith("No Vesta server issued IDs; 2 servers tried: ")
+                    .hasMessageContaining(failing.uri() + " failed: HTTP 503: Clock moved backwards: \"test\"")
+                    .hasMessageContaining(refusing + " failed: cannot connect");
+        });
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(500));
+
+        // While every server backs off, a call fails at once and says so.
+        started = System.nanoTime();
+        assertThatThrownBy(client::genId).isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining(refusing + " skipped, backing off ");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(100));
+        assertThatThrownBy(() -> client.genIds(5)).isInstanceOf(ServersUnavailableException.class);
+    }
+
+    @Test
+    void withAFallbackLocalIdsAreIssuedWhileEveryServerIsDownAndServersTakeOverWhenOneAnswers() throws Exception {
+        FakeServer server = server(930);
+        server.behaviour = FakeServer.Behaviour.FAIL;
+        EmbeddedIdService local = EmbeddedIdService.builder().machineId(7).build();
+        RemoteIdService client = client(to(server.uri()).prefetch(10).fallback(local));
+
+        for (int i = 0; i < 100; i++) {
+            Id id = client.expId(client.genId());
+            assertThat(id.machine()).isEqualTo(7);
+            assertThat(id.genMethod()).isEqualTo(GenMethod.EMBEDDED.code());
+        }
+        assertThat(client.fallbackIds()).isEqualTo(100);
+
+        server.behaviour = FakeServer.Behaviour.SERVE;
+        await(() -> client.batchesFetched() > 0);
+        assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
+        assertThat(client.fallbackIds()).isEqualTo(100);
+    }
+
+    @Test
+    void batchesThatAreNotAServersAreRefusedWithTheReason() throws Exception {
+        EmbeddedIdService rest = EmbeddedIdService.builder().genMethod(GenMethod.REST).machineId(930).build();
+        EmbeddedIdService embedded = EmbeddedIdService.builder().machineId(5).build();
+        EmbeddedIdService otherType = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
+                .genMethod(GenMethod.CENTRAL_SERVER).machineId(930).build();
+        EmbeddedIdService outOfRange = EmbeddedIdService.builder().genMethod(GenMethod.CENTRAL_SERVER)
+                .machineIdRange(MachineIdRange.EMBEDDED).machineId(12).build();
+        assertRefused(ids -> rest.genIds(ids.length), "has genMethod 2, not 1 (central-server): is http://127.0.0.1:");
+        assertRefused(ids -> embedded.genIds(ids.length), "has genMethod 0, not 1 (central-server)");
+        assertRefused(ids -> otherType.genIds(ids.length), "is of type MIN_GRANULARITY but this client is configured for MAX_PEAK");
+        assertRefused(ids -> outOfRange.genIds(ids.length), "has machine ID 12, outside the server range 924-1023");
+        assertRefused(ids -> {
+            long first = ids[0];
+            ids[0] = ids[1];
+            ids[1] = first;
+            return ids;
+        }, "does not follow");
+        assertRefused(ids -> Arrays.copyOf(ids, ids.length - 1), "asked for 10 IDs, got 9");
+    }
+
+    private void assertRefused(UnaryOperator<long[]> spoil, String reason) throws Exception {
+        try (FakeServer server = new FakeServer(930); RemoteIdService client = to(server.uri()).prefetch(10).build()) {
+            server.spoil = spoil;
+            assertThatThrownBy(client::genId).isInstanceOf(ServersUnavailableException.class)
+                    .hasMessageContaining("failed: invalid batch: ").hasMessageContaining(reason);
+        }
+    }
+
+    @Test
+    void aServerWithAnotherEpochIsRefused() throws Exception {
+        FakeServer server = server(930);
+        server.epochHeader = Long.toString(Instant.parse("2020-01-01T00:00:00Z").toEpochMilli());
+        RemoteIdService client = client(to(server.uri()));
+
+        assertThatThrownBy(client::genId).isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining("invalid batch: the server's epoch is 2020-01-01T00:00:00Z but this client's is "
+                        + "2014-12-31T16:00:00Z; both must use the same epoch (vesta.epoch)");
+    }
+
+    @Test
+    void genIdsIsStrictlyIncreasingFromOneServerWhetherSlicedOrFetched() throws Exception {
+        FakeServer a = server(930);
+        FakeServer b = server(931);
+        RemoteIdService client = client(to(a.uri(), b.uri()).prefetch(100));
+        client.genId();
+
+        long[] slice = client.genIds(20);
+        long[] fetched = client.genIds(5000);
+
+        for (long[] ids : List.of(slice, fetched)) {
+            assertThat(ids).isSorted().doesNotHaveDuplicates();
+            assertThat(Arrays.stream(ids).map(id -> id & IdLayout.MAX_MACHINE).distinct().count()).isEqualTo(1);
+        }
+        assertThat(fetched).hasSize(5000);
+        assertThatIllegalArgumentException().isThrownBy(() -> client.genIds(0))
+                .withMessage("count must be in [1, 100000], was 0");
+    }
+
+    @Test
+    void manyThreadsNeverGetTheSameId() throws Exception {
+        FakeServer a = server(930);
+        FakeServer b = server(931);
+        RemoteIdService client = client(to(a.uri(), b.uri()).prefetch(500));
+        int threads = 4;
+        int perThread = 50_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    long[] ids = new long[perThread];
+                    for (int i = 0; i < perThread; i++) {
+                        ids[i] = client.genId();
+                    }
+                    return ids;
+                }));
+            }
+            long[] all = new long[threads * perThread];
+            for (int t = 0; t < threads; t++) {
+                System.arraycopy(results.get(t).get(30, TimeUnit.SECONDS), 0, all, t * perThread, perThread);
+            }
+            assertThat(all).doesNotHaveDuplicates();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void decodingAndMakingIdsIsLocal() throws Exception {
+        RemoteIdService client = client(to(FakeServer.refusing()).type(IdType.MIN_GRANULARITY)
+                .epoch(Instant.parse("2020-01-01T00:00:00Z")));
+
+        long made = client.makeId(1000, 3, 950);
+
+        assertThat(client.expId(made)).isEqualTo(new Id(950, 3, 1000, 1, 1, 0));
+        assertThat(client.transTime(1000)).isEqualTo(Instant.parse("2020-01-01T00:00:01Z"));
+        assertThat(client.expId(client.makeId(2, 5, 6, 7))).isEqualTo(new Id(7, 6, 5, 2, 1, 0));
+        assertThatThrownBy(() -> client.makeId(1000, 3)).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("a Vesta client has no machine ID of its own");
+        assertThatIllegalArgumentException().isThrownBy(() -> client.makeId(1000, 1024, 950))
+                .withMessage("seq must be in [0, 1023], was 1024");
+    }
+
+    @Test
+    void everySettingIsChecked() throws Exception {
+        URI ok = FakeServer.refusing();
+        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().build())
+                .withMessage("servers must list at least one base URL, such as http://10.0.0.1:8080, was empty");
+        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().servers("ftp://host").build())
+                .withMessageStartingWith("servers entry 'ftp://host' must be an http or https base URL");
+        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().servers(ok.toString(), ok.toString()).build())
+                .withMessage("servers lists " + ok + " twice; each server must appear once");
+        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).prefetch(100_001).build())
+                .withMessage("prefetch must be in [1, 100000], was 100001");
+        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).refillThreshold(1.5).build())
+                .withMessage("refillThreshold must be in [0, 1], was 1.5");
+        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).timeout(Duration.ZERO).build())
+                .withMessage("timeout must be in [1ms, 600000ms], was 0ms");
+        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
+                .withMessage("maxBackoff must be in [2000ms, 3600000ms], was 1000ms");
+        EmbeddedIdService serverLike = EmbeddedIdService.builder().genMethod(GenMethod.CENTRAL_SERVER).machineId(999).build();
+        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).fallback(serverLike).build())
+                .withMessageStartingWith("fallback must issue genMethod 0 (embedded) IDs, was CENTRAL_SERVER");
+    }
+}

@@ -1,0 +1,50 @@
+package io.vesta.sample.mybatis;
+
+import io.vesta.IdService;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+
+@RestController
+@RequestMapping("/orders")
+class OrderController {
+
+    private final OrderMapper orders;
+
+    private final IdService ids;
+
+    OrderController(OrderMapper orders, IdService ids) {
+        this.orders = orders;
+        this.ids = ids;
+    }
+
+    @PostMapping
+    ResponseEntity<OrderView> place(@RequestBody NewOrder request) {
+        Order order = new Order(request.item(), request.quantity(), Instant.now().truncatedTo(ChronoUnit.MILLIS));
+        orders.insert(order);
+        return ResponseEntity.created(URI.create("/orders/" + order.getId())).body(view(order));
+    }
+
+    @GetMapping("/{id}")
+    ResponseEntity<OrderView> find(@PathVariable long id) {
+        return ResponseEntity.of(orders.findById(id).map(this::view));
+    }
+
+    private OrderView view(Order order) {
+        return new OrderView(order, DecodedId.of(order.getId(), ids));
+    }
+
+    record NewOrder(String item, int quantity) {
+    }
+
+    record OrderView(Order order, DecodedId decodedId) {
+    }
+}

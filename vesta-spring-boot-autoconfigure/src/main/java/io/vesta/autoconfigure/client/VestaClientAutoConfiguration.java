@@ -1,0 +1,46 @@
+package io.vesta.autoconfigure.client;
+
+import io.vesta.IdService;
+import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.VestaProperties;
+import io.vesta.client.RemoteIdService;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.time.TimeSource;
+import io.vesta.time.TimestampStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+
+import javax.sql.DataSource;
+
+/**
+ * With {@code vesta.mode=client}, the application's {@link IdService} takes its IDs from central servers
+ * ({@code vesta.client.*}). No machine ID is needed unless {@code vesta.client.fallback=embedded}: then the
+ * fallback generator takes one from {@code vesta.machine-id.*}, in the embedded range. Ordered before
+ * {@link VestaAutoConfiguration}, whose embedded ID service stays out of client mode.
+ */
+@AutoConfiguration(before = VestaAutoConfiguration.class)
+@ConditionalOnProperty(name = "vesta.mode", havingValue = "client")
+@EnableConfigurationProperties({ VestaProperties.class, VestaClientProperties.class })
+public final class VestaClientAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(IdService.class)
+    RemoteIdService vestaIdService(VestaProperties properties, VestaClientProperties client,
+            ObjectProvider<MachineIdProvider> machineIdProvider, ObjectProvider<TimeSource> timeSource,
+            ObjectProvider<TimestampStore> timestampStore, ObjectProvider<DataSource> dataSource, Environment environment,
+            ResourceLoader resourceLoader) {
+        TimeSource clock = timeSource.getIfUnique(TimeSource::system);
+        return RemoteIdServiceFactory.create(properties, client, () -> machineIdProvider.getIfUnique(
+                () -> EmbeddedIdServiceFactory.machineIdProvider(properties,
+                        properties.getMachineId().getStrategy() == VestaProperties.MachineIdStrategy.DB ? dataSource.getIfUnique() : null,
+                        clock, environment.getProperty("server.port"), resourceLoader.getClassLoader())),
+                clock, timestampStore.getIfAvailable());
+    }
+}

@@ -1,0 +1,108 @@
+package io.vesta.autoconfigure.client;
+
+import io.vesta.client.RemoteIdService;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Configuration of a Vesta client, {@code vesta.mode=client}: {@code vesta.client.*}. */
+@ConfigurationProperties("vesta.client")
+public class VestaClientProperties {
+
+    /** Base URLs of the central servers, comma-separated, such as http://10.0.0.1:8080,http://10.0.0.2:8080. Required in client mode. */
+    private List<String> servers = new ArrayList<>();
+
+    /** IDs fetched per request and kept in memory, 1-100000. Larger batches need fewer requests at high rates; smaller ones keep IDs' times closer to when they are used and lose fewer unused IDs when the application stops. */
+    private int prefetch = RemoteIdService.DEFAULT_PREFETCH;
+
+    /** Share of a batch used when the next batch is fetched in the background, 0-1: 0.1 fetches once a tenth is used (as Leaf does), 1 only when the batch is used up. */
+    private double refillThreshold = RemoteIdService.DEFAULT_REFILL_THRESHOLD;
+
+    /** Longest one request to one server may take, connection and body included; a server that takes longer is skipped and the next one asked. With max-peak a server at its ceiling holds a request until the next second: keep it above 1s. */
+    private Duration timeout = RemoteIdService.DEFAULT_TIMEOUT;
+
+    private final Backoff backoff = new Backoff();
+
+    /** What genId() does when no server answers: none throws an exception listing every server and its error; embedded issues local IDs (genMethod 0, under an embedded-range vesta.machine-id.*) until a server answers again. */
+    private Fallback fallback = Fallback.NONE;
+
+    public List<String> getServers() {
+        return servers;
+    }
+
+    public void setServers(List<String> servers) {
+        this.servers = servers;
+    }
+
+    public int getPrefetch() {
+        return prefetch;
+    }
+
+    public void setPrefetch(int prefetch) {
+        this.prefetch = prefetch;
+    }
+
+    public double getRefillThreshold() {
+        return refillThreshold;
+    }
+
+    public void setRefillThreshold(double refillThreshold) {
+        this.refillThreshold = refillThreshold;
+    }
+
+    public Duration getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    public Backoff getBackoff() {
+        return backoff;
+    }
+
+    public Fallback getFallback() {
+        return fallback;
+    }
+
+    public void setFallback(Fallback fallback) {
+        this.fallback = fallback;
+    }
+
+    /** What happens when no server answers. */
+    public enum Fallback {
+        /** genId() fails with the list of servers and their errors. */
+        NONE,
+        /** Local IDs, genMethod 0, under an embedded-range machine ID, until a server answers again. */
+        EMBEDDED
+    }
+
+    /** {@code vesta.client.backoff.*}: how long a failed server is left alone. */
+    public static class Backoff {
+
+        /** How long a server is skipped after a failure; doubles with each further failure in a row. */
+        private Duration initial = RemoteIdService.DEFAULT_INITIAL_BACKOFF;
+
+        /** The longest a failing server is skipped at a time. */
+        private Duration max = RemoteIdService.DEFAULT_MAX_BACKOFF;
+
+        public Duration getInitial() {
+            return initial;
+        }
+
+        public void setInitial(Duration initial) {
+            this.initial = initial;
+        }
+
+        public Duration getMax() {
+            return max;
+        }
+
+        public void setMax(Duration max) {
+            this.max = max;
+        }
+    }
+}

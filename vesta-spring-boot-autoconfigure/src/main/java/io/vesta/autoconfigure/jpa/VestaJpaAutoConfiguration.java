@@ -1,0 +1,41 @@
+package io.vesta.autoconfigure.jpa;
+
+import io.vesta.IdService;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.VestaId;
+import org.hibernate.annotations.IdGeneratorType;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
+
+/**
+ * {@link VestaId @VestaId} identifiers filled from this context's {@link IdService}: the service is handed to each
+ * {@code SessionFactory} as a setting, so every context in a JVM keeps its own.
+ */
+@AutoConfiguration(after = VestaAutoConfiguration.class)
+@ConditionalOnClass({ IdGeneratorType.class, AbstractEntityManagerFactoryBean.class })
+@ConditionalOnBean(IdService.class)
+public final class VestaJpaAutoConfiguration {
+
+    @Bean
+    static IdServiceEntityManagerFactoryPostProcessor vestaIdServiceEntityManagerFactoryPostProcessor(
+            ObjectProvider<IdService> idService) {
+        return new IdServiceEntityManagerFactoryPostProcessor(idService);
+    }
+
+    /** Spring Boot's own {@code EntityManagerFactory}, through its hook for Hibernate properties. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HibernatePropertiesCustomizer.class)
+    static class BootEntityManagerFactoryConfiguration {
+
+        @Bean
+        HibernatePropertiesCustomizer vestaIdHibernatePropertiesCustomizer(IdService idService) {
+            return properties -> properties.putIfAbsent(VestaIdGenerator.ID_SERVICE, idService);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.vesta.autoconfigure.segment;
+
+import io.vesta.IdService;
+import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentUnavailableException;
+import io.vesta.segment.UnknownBizTagException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code GET /vesta/segment/{bizTag}}: the tag's next number; {@code ?count=N} (1..100000): N numbers,
+ * increasing. Shaped like the central server's {@code /vesta/genid} and {@code /vesta/genids}: numbers as JSON
+ * numbers ({@code id}, {@code ids}) and as strings ({@code idString}, {@code idStrings}), for JavaScript clients
+ * (2^53). Failures are RFC 9457 problem details: 400 naming the bad parameter ({@code parameter},
+ * {@code value}), 404 for a tag the table does not have, 503 with the reason while the database cannot give a
+ * new segment. The handlers are this controller's own, so they touch no other endpoint.
+ */
+@RestController
+public class SegmentController {
+
+    static final String PATH = "/vesta/segment/{bizTag}";
+
+    private final SegmentIdService segments;
+
+    public SegmentController(SegmentIdService segments) {
+        this.segments = segments;
+    }
+
+    @GetMapping(path = PATH, produces = MediaType.APPLICATION_JSON_VALUE)
+    public Object next(@PathVariable String bizTag, @RequestParam(required = false) String count) {
+        if (count == null) {
+            long id = segments.nextId(bizTag);
+            return new SegmentNumber(bizTag, id, Long.toString(id));
+        }
+        long[] ids = segments.nextIds(bizTag, parseCount(count));
+        List<String> strings = new ArrayList<>(ids.length);
+        for (long id : ids) {
+            strings.add(Long.toString(id));
+        }
+        return new SegmentNumbers(bizTag, ids.length, ids, strings);
+    }
+
+    /** One number of a tag. */
+    public record SegmentNumber(String bizTag, long id, String idString) {
+    }
+
+    /** A batch of numbers of a tag, increasing; {@code idStrings} holds the same numbers as strings. */
+    public record SegmentNumbers(String bizTag, int count, long[] ids, List<String> idStrings) {
+    }
+
+    @ExceptionHandler(BadCountException.class)
+    ResponseEntity<ProblemDetail> badCount(BadCountException e) {
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "Invalid parameter 'count'", e.getMessage());
+        problem.setProperty("parameter", "count");
+        problem.setProperty("value", e.value);
+        return ResponseEntity.of(problem).build();
+    }
+
+    @ExceptionHandler(UnknownBizTagException.class)
+    ResponseEntity<ProblemDetail> unknownBizTag(UnknownBizTagException e) {
+        ProblemDetail problem = problem(HttpStatus.NOT_FOUND, "Unknown bizTag", e.getMessage());
+        problem.setProperty("bizTag", e.bizTag());
+        return ResponseEntity.of(problem).build();
+    }
+
+    @ExceptionHandler(SegmentUnavailableException.class)
+    ResponseEntity<ProblemDetail> unavailable(SegmentUnavailableException e) {
+        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, "Numbers cannot be issued: no segment could be loaded",
+                e.getMessage());
+        problem.setProperty("reason", "segment-unavailable");
+        problem.setProperty("bizTag", e.bizTag());
+        return ResponseEntity.of(problem).build();
+    }
+
+    /** What is left of the engine's argument checks here is the tag itself: blank or too long. */
+    @ExceptionHandler(IllegalArgumentException.class)
+    ResponseEntity<ProblemDetail> badBizTag(IllegalArgumentException e) {
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "Invalid parameter 'bizTag'", e.getMessage());
+        problem.setProperty("parameter", "bizTag");
+        return ResponseEntity.of(problem).build();
+    }
+
+    private static ProblemDetail problem(HttpStatus status, String title, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setTitle(title);
+        // The instance is left to Spring MVC, which sets it to the request's path.
+        return problem;
+    }
+
+    private static int parseCount(String count) {
+        int value;
+        try {
+            value = Integer.parseInt(count.trim());
+        } catch (NumberFormatException e) {
+            throw new BadCountException(count, "count must be an integer in [1, " + IdService.MAX_BATCH + "], was '"
+                    + count + "'");
+        }
+        if (value < 1 || value > IdService.MAX_BATCH) {
+            throw new BadCountException(count, "count must be in [1, " + IdService.MAX_BATCH + "], was " + value);
+        }
+        return value;
+    }
+
+    /** A {@code count} that is not a number in range; kept apart from the engine's own argument errors. */
+    static final class BadCountException extends RuntimeException {
+
+        final String value;
+
+        BadCountException(String value, String message) {
+            super(message, null, false, false);
+            this.value = value;
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.vesta.autoconfigure.segment;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * Configuration of segment mode, dense per-tag numbers from a shared table: {@code vesta.segment.*}. The
+ * defaults are written out rather than taken from {@code SegmentIdService}'s constants so that the
+ * configuration processor puts them into the IDE metadata; a test holds them equal.
+ */
+@ConfigurationProperties("vesta.segment")
+public class VestaSegmentProperties {
+
+    /** Whether to create a SegmentIdService on the application's DataSource. */
+    private boolean enabled = false;
+
+    /** The segment table: an unquoted SQL identifier, optionally schema.table. */
+    private String table = "vesta_segment";
+
+    /** Whether to create the segment table at start-up if it is missing, with the script for the database (PostgreSQL, MySQL, MariaDB, H2). Leave off when migrations (Flyway, Liquibase) own the schema. */
+    private boolean initializeSchema = false;
+
+    /** Share of a segment used before the next one is loaded in the background, at least 0 and below 1. */
+    private double refillThreshold = 0.1;
+
+    /** How long a segment should last: one used up faster doubles the next step, one lasting twice as long halves it. From 1ms to 1d. */
+    private Duration targetDuration = Duration.ofMinutes(15);
+
+    /** Largest step that doubling reaches, 1 to 1000000000. The table's step of a tag is the floor. */
+    private int maxStep = 1_000_000;
+
+    /** Whether a tag with no row in the table is created on first use (with default-step). Off: an unknown tag is an error. */
+    private boolean autoCreate = false;
+
+    /** Step of the tags created on first use, 1 to 1000000000. */
+    private int defaultStep = 1000;
+
+    /** How long after a failed background load the next background attempt waits, up to 1m. Callers that find both segments used up try at once. */
+    private Duration retryInterval = Duration.ofSeconds(1);
+
+    /** Threads that load segments in the background, 1 to 64. Idle threads exit. */
+    private int loaderThreads = 2;
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getTable() {
+        return table;
+    }
+
+    public void setTable(String table) {
+        this.table = table;
+    }
+
+    public boolean isInitializeSchema() {
+        return initializeSchema;
+    }
+
+    public void setInitializeSchema(boolean initializeSchema) {
+        this.initializeSchema = initializeSchema;
+    }
+
+    public double getRefillThreshold() {
+        return refillThreshold;
+    }
+
+    public void setRefillThreshold(double refillThreshold) {
+        this.refillThreshold = refillThreshold;
+    }
+
+    public Duration getTargetDuration() {
+        return targetDuration;
+    }
+
+    public void setTargetDuration(Duration targetDuration) {
+        this.targetDuration = targetDuration;
+    }
+
+    public int getMaxStep() {
+        return maxStep;
+    }
+
+    public void setMaxStep(int maxStep) {
+        this.maxStep = maxStep;
+    }
+
+    public boolean isAutoCreate() {
+        return autoCreate;
+    }
+
+    public void setAutoCreate(boolean autoCreate) {
+        this.autoCreate = autoCreate;
+    }
+
+    public int getDefaultStep() {
+        return defaultStep;
+    }
+
+    public void setDefaultStep(int defaultStep) {
+        this.defaultStep = defaultStep;
+    }
+
+    public Duration getRetryInterval() {
+        return retryInterval;
+    }
+
+    public void setRetryInterval(Duration retryInterval) {
+        this.retryInterval = retryInterval;
+    }
+
+    public int getLoaderThreads() {
+        return loaderThreads;
+    }
+
+    public void setLoaderThreads(int loaderThreads) {
+        this.loaderThreads = loaderThreads;
+    }
+}

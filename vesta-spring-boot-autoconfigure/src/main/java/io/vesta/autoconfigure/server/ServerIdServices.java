@@ -1,0 +1,97 @@
+package io.vesta.autoconfigure.server;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
+import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
+import io.vesta.autoconfigure.VestaProperties;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.time.TimeSource;
+import io.vesta.time.TimestampStore;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+
+/**
+ * The two generators of a central server, under its one machine ID: genMethod 2 for the REST API, genMethod 1
+ * for the Java client's batches.
+ *
+ * <p>Why one machine ID is enough for both: genMethod is a field of every ID (bits 60-61), so two generators
+ * that share the machine ID, type and version but differ in genMethod make disjoint sets of IDs, even when both
+ * issue sequence 0 of the same time unit. A second machine ID per server would halve how many servers the
+ * 100-ID server range holds and double what operators must assign, for no gain in uniqueness. Each generator
+ * keeps its own sequence state: each has the whole ceiling of the layout (2^20 IDs/s with max-peak), and REST
+ * callers and Java clients never wait on each other's lock.
+ *
+ * <p>What the two share: the machine ID is acquired once ({@link SharedMachineIdProvider}: a database or
+ * ZooKeeper provider holds one lease, not two) and released when both are closed, and both stop issuing when that
+ * lease is lost; a time-store file keeps the higher of the two high-water marks ({@link SharedTimestampStore}).
+ */
+public final class ServerIdServices implements AutoCloseable {
+
+    private final EmbeddedIdService rest;
+    private final EmbeddedIdService centralServer;
+
+    ServerIdServices(EmbeddedIdService rest, EmbeddedIdService centralServer) {
+        this.rest = rest;
+        this.centralServer = centralServer;
+    }
+
+    /**
+     * Both generators from {@code vesta.*}, with the machine ID from the server range whatever vesta.gen-method
+     * says.
+     */
+    static ServerIdServices create(Environment environment, MachineIdProvider provider, TimeSource timeSource,
+            TimestampStore timestampStore) {
+        SharedMachineIdProvider machineId = new SharedMachineIdProvider(provider, 2);
+        SharedTimestampStore marks = timestampStore == null ? null : new SharedTimestampStore(timestampStore, 2);
+        EmbeddedIdService rest = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.REST), machineId,
+                timeSource, marks == null ? null : marks.view(0));
+        try {
+            EmbeddedIdService centralServer = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.CENTRAL_SERVER),
+                    machineId, timeSource, marks == null ? null : marks.view(1));
+            return new ServerIdServices(rest, centralServer);
+        } catch (RuntimeException e) {
+            rest.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code vesta.*} as bound from the environment, with the gen-method of one of the server's generators. The
+     * shared factory reads the gen-method (and through it the machine-ID range) from the properties; binding a
+     * private copy keeps every other setting, present and future, without touching the application's bean.
+     */
+    static VestaProperties properties(Environment environment, GenMethod genMethod) {
+        VestaProperties properties = Binder.get(environment).bindOrCreate("vesta", VestaProperties.class);
+        properties.setGenMethod(genMethod);
+        return properties;
+    }
+
+    /** The generator of the REST API: genMethod 2. Also the application's {@code IdService}. */
+    public EmbeddedIdService rest() {
+        return rest;
+    }
+
+    /** The generator of the Java client's batches: genMethod 1. */
+    public EmbeddedIdService centralServer() {
+        return centralServer;
+    }
+
+    public long machineId() {
+        return rest.machineId();
+    }
+
+    /** Closes both generators: exact high-water mark written, machine ID released. */
+    @Override
+    public void close() {
+        try {
+            centralServer.close();
+        } finally {
+            rest.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ServerIdServices[rest " + rest + ", central-server " + centralServer + "]";
+    }
+}

@@ -1,0 +1,54 @@
+package io.vesta.autoconfigure.server;
+
+import io.vesta.time.TimestampStore;
+
+import java.util.Arrays;
+import java.util.OptionalLong;
+
+/**
+ * One high-water-mark store for several generators. Each generator writes through its own view; the store always
+ * holds the highest of the views' latest marks. Writing each generator's mark straight to the one file would let
+ * a quiet generator, or the exact mark one writes when it closes, overwrite a busier one's higher mark, and a
+ * restart with the clock set back could then repeat the busier one's IDs.
+ */
+final class SharedTimestampStore {
+
+    private final TimestampStore store;
+    private final long[] marks;
+    private long written = Long.MIN_VALUE;
+
+    SharedTimestampStore(TimestampStore store, int views) {
+        this.store = store;
+        this.marks = new long[views];
+        Arrays.fill(marks, Long.MIN_VALUE);
+    }
+
+    TimestampStore view(int index) {
+        return new TimestampStore() {
+
+            @Override
+            public OptionalLong load() {
+                return store.load();
+            }
+
+            @Override
+            public void save(long epochMillis) {
+                SharedTimestampStore.this.save(index, epochMillis);
+            }
+
+            @Override
+            public String toString() {
+                return store + " (shared, view " + index + ")";
+            }
+        };
+    }
+
+    private synchronized void save(int index, long mark) {
+        marks[index] = mark;
+        long highest = Arrays.stream(marks).max().orElseThrow();
+        if (highest != written) {
+            store.save(highest);
+            written = highest;
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.vesta.autoconfigure.server;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
+import io.vesta.IdService;
+import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
+import io.vesta.autoconfigure.InvalidVestaPropertyException;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.VestaProperties;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.time.TimeSource;
+import io.vesta.time.TimestampStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.web.bind.annotation.RestController;
+
+import javax.sql.DataSource;
+
+/**
+ * A central Vesta server in a servlet web application with {@code vesta.server.enabled=true}: the REST API
+ * ({@link GenIdServlet} and {@link VestaServerController}, genMethod 2), the Java client's batches
+ * ({@link VestaBatchController}, genMethod 1) and, with {@code vesta.server.make-id-enabled=true},
+ * {@link VestaMakeIdController}. Both
+ * generators run under one machine ID of the server range ({@link ServerIdServices} says why that is safe),
+ * from any {@code vesta.machine-id.strategy}. Ordered before {@link VestaAutoConfiguration} so that the
+ * application's {@link IdService} is the server's REST generator rather than an embedded one.
+ */
+@AutoConfiguration(before = VestaAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(value = RestController.class, name = "org.springframework.web.servlet.DispatcherServlet")
+@ConditionalOnBooleanProperty("vesta.server.enabled")
+@EnableConfigurationProperties({ VestaProperties.class, VestaServerProperties.class })
+public final class VestaServerAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    MachineIdProvider vestaMachineIdProvider(VestaProperties properties, Environment environment,
+            ObjectProvider<DataSource> dataSource, ObjectProvider<TimeSource> timeSource, ResourceLoader resourceLoader) {
+        checkServerSettings(properties, environment);
+        VestaProperties server = ServerIdServices.properties(environment, GenMethod.REST);
+        DataSource applicationDataSource = server.getMachineId().getStrategy() == VestaProperties.MachineIdStrategy.DB
+                ? dataSource.getIfUnique() : null;
+        return EmbeddedIdServiceFactory.machineIdProvider(server, applicationDataSource,
+                timeSource.getIfUnique(TimeSource::system), environment.getProperty("server.port"),
+                resourceLoader.getClassLoader());
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    ServerIdServices vestaServerIdServices(VestaProperties properties, Environment environment,
+            MachineIdProvider machineIdProvider, ObjectProvider<TimeSource> timeSource,
+            ObjectProvider<TimestampStore> timestampStore) {
+        checkServerSettings(properties, environment);
+        return ServerIdServices.create(environment, machineIdProvider, timeSource.getIfUnique(TimeSource::system),
+                timestampStore.getIfAvailable());
+    }
+
+    /** The application's IdService: the REST generator. Closed with {@link ServerIdServices}, which owns it. */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean(IdService.class)
+    EmbeddedIdService vestaIdService(ServerIdServices services) {
+        return services.rest();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "vestaGenIdServlet")
+    ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services) {
+        ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(new GenIdServlet(services),
+                GenIdServlet.PATH);
+        registration.setName("vestaGenIdServlet");
+        registration.setLoadOnStartup(1);
+        return registration;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    VestaServerController vestaServerController(ServerIdServices services) {
+        return new VestaServerController(services);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    VestaBatchController vestaBatchController(ServerIdServices services) {
+        return new VestaBatchController(services);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty("vesta.server.make-id-enabled")
+    VestaMakeIdController vestaMakeIdController(ServerIdServices services) {
+        return new VestaMakeIdController(services);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    VestaServerExceptionHandler vestaServerExceptionHandler() {
+        return new VestaServerExceptionHandler();
+    }
+
+    /** Settings that contradict being a server; anything else vesta.* says applies to both generators. */
+    private static void checkServerSettings(VestaProperties properties, Environment environment) {
+        if (properties.getMode() == VestaProperties.Mode.CLIENT) {
+            throw new InvalidVestaPropertyException("vesta.mode", "client",
+                    "embedded: a central server issues IDs itself", "cannot be combined with vesta.server.enabled=true");
+        }
+        if (environment.containsProperty("vesta.gen-method") && properties.getGenMethod() == GenMethod.EMBEDDED) {
+            throw new InvalidVestaPropertyException("vesta.gen-method", "embedded",
+                    "unset: a central server issues rest IDs (genMethod 2) over REST and central-server IDs (genMethod 1)"
+                            + " to the Java client, from vesta.machine-id.server-range",
+                    "does not apply to a central server (vesta.server.enabled=true)");
+        }
+    }
+}

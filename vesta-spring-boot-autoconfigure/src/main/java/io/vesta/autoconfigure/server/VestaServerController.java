@@ -1,0 +1,88 @@
+package io.vesta.autoconfigure.server;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.Id;
+import io.vesta.IdType;
+import io.vesta.layout.IdLayout;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The REST API of a central server, for any language: IDs of genMethod 2 ({@code GET /vesta/genid} itself is
+ * {@link GenIdServlet}). Every ID appears as a JSON number ({@code id}) and as a string ({@code idString}):
+ * JavaScript numbers lose integers above 2^53 and Vesta IDs are about 2^60. Failures are RFC 9457 problem
+ * details: 400 naming the bad parameter, 503 with the reason while no ID can be issued
+ * ({@link VestaServerExceptionHandler}).
+ */
+@RestController
+public class VestaServerController {
+
+    private final EmbeddedIdService ids;
+
+    public VestaServerController(ServerIdServices services) {
+        this.ids = services.rest();
+    }
+
+    /** {@code GET /vesta/genids?count=N}: N IDs (1 to 100,000), strictly increasing. */
+    @GetMapping(path = "/vesta/genids", produces = MediaType.APPLICATION_JSON_VALUE)
+    public IdsResponse genIds(@RequestParam(required = false) String count) {
+        long[] batch = ids.genIds(Parameters.count(count));
+        List<String> strings = new ArrayList<>(batch.length);
+        for (long id : batch) {
+            strings.add(Long.toString(id));
+        }
+        return new IdsResponse(batch.length, batch, strings);
+    }
+
+    /** {@code GET /vesta/expid/{id}}: an ID's fields and the instant its time field stands for. */
+    @GetMapping(path = "/vesta/expid/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+    public DecodedId expId(@PathVariable String id) {
+        return decode(ids, Parameters.id(id));
+    }
+
+    /** {@code GET /vesta/transtime/{time}}: the instant a time field of this server's type stands for. */
+    @GetMapping(path = "/vesta/transtime/{time}", produces = MediaType.APPLICATION_JSON_VALUE)
+    public TransTime transTime(@PathVariable String time) {
+        long maxTime = IdLayout.of(ids.type()).maxTime();
+        long value;
+        try {
+            value = Long.parseLong(time.trim());
+        } catch (NumberFormatException e) {
+            throw new BadParameterException("time", time, "time must be an integer in [0, " + maxTime + "] ("
+                    + ids.type() + " time field), was '" + time + "'");
+        }
+        if (value < 0 || value > maxTime) {
+            throw new BadParameterException("time", time, "time must be in [0, " + maxTime + "] (" + ids.type()
+                    + " time field), was " + value);
+        }
+        return new TransTime(value, ids.type(), ids.transTime(value));
+    }
+
+    static DecodedId decode(EmbeddedIdService ids, long id) {
+        Id fields = ids.expId(id);
+        // An ID's own type bit says in which unit its time counts, whatever this server's type is.
+        Instant instant = ids.codec().transTime(fields.idType(), fields.time());
+        return new DecodedId(id, Long.toString(id), fields.machine(), fields.seq(), fields.time(), fields.genMethod(),
+                fields.type(), fields.idType(), fields.version(), instant);
+    }
+
+    /** A batch of IDs, strictly increasing; {@code idStrings} holds the same IDs as strings. */
+    public record IdsResponse(int count, long[] ids, List<String> idStrings) {
+    }
+
+    /** An ID's fields and the instant its time field stands for. */
+    public record DecodedId(long id, String idString, long machine, long seq, long time, long genMethod, long type,
+            IdType idType, long version, Instant instant) {
+    }
+
+    /** A time field and the instant it stands for. */
+    public record TransTime(long time, IdType type, Instant instant) {
+    }
+}

@@ -1,0 +1,60 @@
+package io.vesta.autoconfigure.server;
+
+import io.vesta.ClockMovedBackwardsException;
+import io.vesta.machine.MachineIdUnavailableException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * The server's failures as RFC 9457 problem details, for its own controllers only: 400 naming the bad parameter
+ * ({@code parameter}, {@code value}); 503 with the reason while IDs cannot be issued ({@code reason}), with a
+ * {@code Retry-After} when the wait is known. {@link GenIdServlet} answers its 503s with the same problems.
+ */
+@RestControllerAdvice(assignableTypes = { VestaServerController.class, VestaBatchController.class, VestaMakeIdController.class })
+public class VestaServerExceptionHandler {
+
+    @ExceptionHandler(BadParameterException.class)
+    ResponseEntity<ProblemDetail> badParameter(BadParameterException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
+        problem.setTitle(e.parameter() != null ? "Invalid parameter '" + e.parameter() + "'" : "Invalid parameter");
+        if (e.parameter() != null) {
+            problem.setProperty("parameter", e.parameter());
+        }
+        problem.setProperty("value", e.value());
+        return ResponseEntity.of(problem).build();
+    }
+
+    @ExceptionHandler(ClockMovedBackwardsException.class)
+    ResponseEntity<ProblemDetail> clockMovedBackwards(ClockMovedBackwardsException e) {
+        return ResponseEntity.of(problem(e)).header(HttpHeaders.RETRY_AFTER, retryAfterSeconds(e)).build();
+    }
+
+    @ExceptionHandler(MachineIdUnavailableException.class)
+    ResponseEntity<ProblemDetail> machineIdUnavailable(MachineIdUnavailableException e) {
+        return ResponseEntity.of(problem(e)).build();
+    }
+
+    static ProblemDetail problem(ClockMovedBackwardsException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        problem.setTitle("IDs cannot be issued: the clock moved backwards");
+        problem.setProperty("reason", "clock-moved-backwards");
+        problem.setProperty("behindMillis", e.behind().toMillis());
+        return problem;
+    }
+
+    static ProblemDetail problem(MachineIdUnavailableException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        problem.setTitle("IDs cannot be issued: the machine ID is not held");
+        problem.setProperty("reason", "machine-id-unavailable");
+        return problem;
+    }
+
+    /** Whole seconds until the clock is back where the last ID was issued: the earliest a retry can succeed. */
+    static String retryAfterSeconds(ClockMovedBackwardsException e) {
+        return Long.toString(Math.max(1, (e.behind().toMillis() + 999) / 1000));
+    }
+}

@@ -1,0 +1,129 @@
+package io.vesta.autoconfigure;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.IdService;
+import io.vesta.autoconfigure.actuate.VestaHealthContributorAutoConfiguration;
+import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
+import io.vesta.machine.MachineIdProvider;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import javax.sql.DataSource;
+import java.nio.file.Path;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code vesta.machine-id.strategy=db|zookeeper}: wiring, back-off and failure reports. */
+class SharedMachineIdStrategiesTests {
+
+    private final String table = "vesta_machine_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
+                    VestaHealthContributorAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + table + ";DB_CLOSE_DELAY=-1");
+
+    @Test
+    void dbStrategyLeasesTheLowestFreeIdAndReleasesItWhenTheContextCloses() {
+        String[] properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.initialize-schema=true", "vesta.machine-id.db.owner=node-a",
+                "vesta.machine-id.embedded-range.min=40" };
+        runner.withPropertyValues(properties).run(context -> {
+            EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+            assertThat(service.machineId()).isEqualTo(40);
+            assertThat(service.expId(service.genId()).machine()).isEqualTo(40);
+            assertThat(service.machineIdSource()).contains(table).contains("node-a");
+            assertThat(context.getBean(VestaHealthIndicator.class).health().getDetails()).containsKey("leaseHeldUntil");
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            assertThat(jdbc.queryForObject("select owner from " + table + " where machine_id = 40", String.class))
+                    .isEqualTo("node-a");
+
+            runner.withPropertyValues(properties).withPropertyValues("vesta.machine-id.db.owner=node-b").run(other ->
+                    assertThat(other.getBean(EmbeddedIdService.class).machineId()).isEqualTo(41));
+        });
+    }
+
+    @Test
+    void healthGoesDownWhenTheLeaseIsLost() {
+        runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.initialize-schema=true").run(context -> {
+                    context.getBean(MachineIdProvider.class).lease().revoke("the row was taken over by node-z");
+                    assertThat(context.getBean(VestaHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
+                    assertThat((String) context.getBean(VestaHealthIndicator.class).health().getDetails().get("reason"))
+                            .contains("the row was taken over by node-z");
+                });
+    }
+
+    @Test
+    void dbStrategyWithoutADataSourceSaysSo() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                            .contains("the property 'vesta.machine-id.strategy' is 'db'")
+                            .contains("needs a DataSource and the application has none");
+                });
+    }
+
+    @Test
+    void badLeaseSettingsAreReportedUnderTheirProperty() {
+        runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.lease=10s", "vesta.machine-id.db.heartbeat=5s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                            .contains("vesta.machine-id.db.heartbeat must be in [10ms, 3333ms] (at most a third of "
+                                    + "vesta.machine-id.db.lease 10000ms), was 5000ms");
+                });
+    }
+
+    @Test
+    void zookeeperStrategyTakesItsIdFromASequentialNode(@TempDir Path dir) throws Exception {
+        try (TestingServer zookeeper = new TestingServer()) {
+            runner.withPropertyValues("vesta.machine-id.strategy=zookeeper",
+                    "vesta.machine-id.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                    "vesta.machine-id.zookeeper.namespace=" + table, "vesta.machine-id.zookeeper.owner=127.0.0.1:8080",
+                    "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
+                    "vesta.gen-method=rest").run(context -> {
+                        EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                        assertThat(service.machineId()).isEqualTo(924);
+                        assertThat(service.expId(service.genId()).machine()).isEqualTo(924);
+                    });
+        }
+    }
+
+    @Test
+    void zookeeperStrategyWithoutCuratorSaysWhatToAdd() {
+        runner.withClassLoader(new FilteredClassLoader("org.apache.curator"))
+                .withPropertyValues("vesta.machine-id.strategy=zookeeper", "vesta.machine-id.zookeeper.connect-string=127.0.0.1:1")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                            .contains("zookeeper with org.apache.curator:curator-recipes 5.9 on the classpath");
+                });
+    }
+
+    @Test
+    void zookeeperStrategyNeedsAConnectString() {
+        runner.withPropertyValues("vesta.machine-id.strategy=zookeeper").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    .contains("vesta.machine-id.zookeeper.connect-string=(unset) is required when vesta.machine-id.strategy is zookeeper");
+        });
+    }
+
+    @Test
+    void anIdServiceOfTheUsersOwnNeedsNoDatabase() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.machine-id.strategy=db")
+                .withBean(IdService.class, () -> EmbeddedIdService.builder().machineId(3).build())
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MachineIdProvider.class));
+    }
+}

@@ -1,0 +1,209 @@
+package io.vesta.autoconfigure.server;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
+import io.vesta.IdService;
+import io.vesta.autoconfigure.InvalidVestaPropertyException;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.time.ManualTimeSource;
+import io.vesta.time.TimeSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import javax.sql.DataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class VestaServerAutoConfigurationTests {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaServerAutoConfiguration.class));
+
+    @Test
+    void theServerIsOffByDefault() {
+        runner.withPropertyValues("vesta.machine-id.value=5").run(context -> {
+            assertThat(context).doesNotHaveBean(ServerIdServices.class).doesNotHaveBean(VestaServerController.class)
+                    .doesNotHaveBean(VestaBatchController.class);
+            assertThat(context.getBean(EmbeddedIdService.class).genMethod()).isEqualTo(GenMethod.EMBEDDED);
+        });
+    }
+
+    @Test
+    void theServerNeedsAServletWebApplication() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaServerAutoConfiguration.class))
+                .withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=5")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(ServerIdServices.class);
+                    assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(5);
+                });
+    }
+
+    @Test
+    void aServerIssuesRestAndClientIdsUnderOneServerRangeMachineId() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.type=min-granularity")
+                .run(context -> {
+                    ServerIdServices services = context.getBean(ServerIdServices.class);
+                    assertThat(services.rest().genMethod()).isEqualTo(GenMethod.REST);
+                    assertThat(services.centralServer().genMethod()).isEqualTo(GenMethod.CENTRAL_SERVER);
+                    assertThat(services.rest().machineId()).isEqualTo(924);
+                    assertThat(services.centralServer().machineId()).isEqualTo(924);
+                    assertThat(services.centralServer().type()).isEqualTo(services.rest().type());
+                    assertThat(context).hasSingleBean(IdService.class).hasSingleBean(EmbeddedIdService.class)
+                            .hasSingleBean(MachineIdProvider.class).hasSingleBean(VestaServerController.class)
+                            .hasSingleBean(VestaBatchController.class).hasSingleBean(VestaServerExceptionHandler.class)
+                            .hasBean("vestaGenIdServlet").doesNotHaveBean(VestaMakeIdController.class);
+                    assertThat(context.getBean(IdService.class)).isSameAs(services.rest());
+                });
+    }
+
+    @Test
+    void makeIdIsServedOnlyWhenEnabled() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.server.make-id-enabled=true")
+                .run(context -> assertThat(context).hasSingleBean(VestaMakeIdController.class));
+    }
+
+    @Test
+    void anEmbeddedRangeMachineIdIsRefusedNamingTheServerRange() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=5").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
+                assertThat(e.getProperty()).isEqualTo("vesta.machine-id.value");
+                assertThat(e.getValue()).isEqualTo(5L);
+                assertThat(e.getAllowed()).isEqualTo("a machine ID in [924, 1023] (vesta.machine-id.server-range, for gen-method rest)");
+            });
+        });
+    }
+
+    @Test
+    void anyStrategyGivesTheServerItsMachineIdFromTheServerRange() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.strategy=ip-list",
+                "vesta.machine-id.ip-list=192.0.2.1,127.0.0.1", "vesta.machine-id.server-range.min=1000").run(context -> {
+                    ServerIdServices services = context.getBean(ServerIdServices.class);
+                    assertThat(services.machineId()).isEqualTo(1001);
+                    assertThat(services.centralServer().machineId()).isEqualTo(1001);
+                    assertThat(services.rest().machineIdSource()).isEqualTo("ip-list (127.0.0.1 at position 1)");
+                });
+    }
+
+    @Test
+    void aDatabaseLeaseGivesBothGeneratorsOneServerRangeMachineId() {
+        String table = "vesta_machine_server_" + System.nanoTime();
+        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + table + ";DB_CLOSE_DELAY=-1",
+                        "vesta.server.enabled=true", "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                        "vesta.machine-id.db.initialize-schema=true", "vesta.machine-id.db.owner=server-a")
+                .run(context -> {
+                    ServerIdServices services = context.getBean(ServerIdServices.class);
+                    assertThat(services.rest().machineId()).isEqualTo(924);
+                    assertThat(services.centralServer().machineId()).isEqualTo(924);
+                    assertThat(services.centralServer().machineIdLease()).isSameAs(services.rest().machineIdLease());
+                    JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+                    assertThat(jdbc.queryForList("select machine_id from " + table + " where owner = 'server-a'", Long.class))
+                            .as("one lease for both generators").containsExactly(924L);
+                });
+    }
+
+    @Test
+    void theMachineIdIsAcquiredOnceAndReleasedWhenTheServerStops() {
+        CountingProvider provider = new CountingProvider();
+        runner.withBean(MachineIdProvider.class, () -> provider).withPropertyValues("vesta.server.enabled=true").run(context -> {
+            assertThat(context.getBean(ServerIdServices.class).machineId()).isEqualTo(999);
+            assertThat(provider.acquires).hasValue(1);
+            assertThat(provider.closes).hasValue(0);
+        });
+        assertThat(provider.acquires).hasValue(1);
+        assertThat(provider.closes).hasPositiveValue();
+    }
+
+    @Test
+    void theTimeStoreKeepsTheHigherMarkOfTheTwoGeneratorsThroughAStop(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("vesta-time");
+        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-06-01T12:00:00.500Z"));
+        runner.withBean(TimeSource.class, () -> clock)
+                .withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924",
+                        "vesta.time-store.file=" + file, "vesta.time-store.persist-step=10s")
+                .run(context -> {
+                    ServerIdServices services = context.getBean(ServerIdServices.class);
+                    services.rest().genId();
+                    clock.advance(Duration.ofSeconds(5));
+                    services.centralServer().genId();
+                    assertThat(mark(file)).isEqualTo(Instant.parse("2026-06-01T12:00:15Z"));
+                });
+        // Each generator wrote its exact mark on close; the REST one, closed last, must not lower the file below
+        // the unit the client generator issued in.
+        assertThat(mark(file)).isEqualTo(Instant.parse("2026-06-01T12:00:06Z"));
+    }
+
+    private static Instant mark(Path file) throws Exception {
+        return Instant.ofEpochMilli(Long.parseLong(Files.readString(file).trim()));
+    }
+
+    @Test
+    void aServerCannotBeAClient() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.mode=client")
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
+                            assertThat(e.getProperty()).isEqualTo("vesta.mode");
+                            assertThat(e).hasMessage("Invalid Vesta configuration: vesta.mode=client cannot be combined with"
+                                    + " vesta.server.enabled=true; allowed: embedded: a central server issues IDs itself");
+                        }));
+    }
+
+    @Test
+    void anExplicitEmbeddedGenMethodIsRefusedOnAServer() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.gen-method=embedded")
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
+                            assertThat(e.getProperty()).isEqualTo("vesta.gen-method");
+                            assertThat(e).hasMessageContaining("does not apply to a central server");
+                        }));
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.gen-method=rest")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void anIdServiceOfTheUsersOwnIsKeptAndTheServerStillServes() {
+        EmbeddedIdService own = EmbeddedIdService.builder().machineId(3).build();
+        runner.withBean("myIdService", IdService.class, () -> own)
+                .withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924").run(context -> {
+                    assertThat(context.getBean(IdService.class)).isSameAs(own);
+                    assertThat(context.getBean(ServerIdServices.class).machineId()).isEqualTo(924);
+                    assertThat(context).hasSingleBean(VestaServerController.class);
+                });
+    }
+
+    static class CountingProvider implements MachineIdProvider {
+
+        final AtomicInteger acquires = new AtomicInteger();
+        final AtomicInteger closes = new AtomicInteger();
+
+        @Override
+        public long acquire(MachineIdRange range) {
+            acquires.incrementAndGet();
+            return range.check("machineId", 999);
+        }
+
+        @Override
+        public String describe() {
+            return "counting";
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+        }
+    }
+}
