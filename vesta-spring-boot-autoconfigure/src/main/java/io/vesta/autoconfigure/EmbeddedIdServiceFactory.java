@@ -1,5 +1,8 @@
 package io.vesta.autoconfigure;
 
+import static io.vesta.autoconfigure.PropertyChecks.checkDuration;
+import static io.vesta.autoconfigure.PropertyChecks.checkLong;
+
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.machine.IpListMachineIdProvider;
@@ -129,21 +132,6 @@ public final class EmbeddedIdServiceFactory {
 
     private static long version(int version) {
         return checkLong("vesta.version", version, 0, 1);
-    }
-
-    private static long checkLong(String property, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw new InvalidVestaPropertyException(property, value, "[" + min + ", " + max + "]", "is out of range");
-        }
-        return value;
-    }
-
-    private static Duration checkDuration(String property, Duration value, Duration min, Duration max) {
-        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new InvalidVestaPropertyException(property, value == null ? null : value.toMillis() + "ms",
-                    "[" + min.toMillis() + "ms, " + max.toMillis() + "ms]", "is out of range");
-        }
-        return value;
     }
 
     private static String rangeText(VestaProperties properties, MachineIdRange range) {

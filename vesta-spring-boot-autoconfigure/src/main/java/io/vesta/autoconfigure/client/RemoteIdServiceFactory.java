@@ -1,5 +1,8 @@
 package io.vesta.autoconfigure.client;
 
+import static io.vesta.autoconfigure.PropertyChecks.checkDuration;
+import static io.vesta.autoconfigure.PropertyChecks.checkLong;
+
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
@@ -116,21 +119,6 @@ final class RemoteIdServiceFactory {
         checkLong("vesta.machine-id.server-range.min", range.getMin(), 0, 1023);
         checkLong("vesta.machine-id.server-range.max", range.getMax(), range.getMin(), 1023);
         return new MachineIdRange(range.getMin(), range.getMax());
-    }
-
-    private static long checkLong(String property, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw new InvalidVestaPropertyException(property, value, "[" + min + ", " + max + "]", "is out of range");
-        }
-        return value;
-    }
-
-    private static Duration checkDuration(String property, Duration value, Duration min, Duration max) {
-        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new InvalidVestaPropertyException(property, value == null ? null : value.toMillis() + "ms",
-                    "[" + min.toMillis() + "ms, " + max.toMillis() + "ms]", "is out of range");
-        }
-        return value;
     }
 
     private static String genMethodText(GenMethod genMethod) {

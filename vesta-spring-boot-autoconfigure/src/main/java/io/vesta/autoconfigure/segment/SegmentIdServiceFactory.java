@@ -1,5 +1,8 @@
 package io.vesta.autoconfigure.segment;
 
+import static io.vesta.autoconfigure.PropertyChecks.checkDuration;
+import static io.vesta.autoconfigure.PropertyChecks.checkLong;
+
 import io.vesta.autoconfigure.InvalidVestaPropertyException;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
@@ -39,7 +42,7 @@ final class SegmentIdServiceFactory {
                 .defaultStep(checkStep("vesta.segment.default-step", properties.getDefaultStep()))
                 .retryInterval(checkDuration("vesta.segment.retry-interval", properties.getRetryInterval(),
                         Duration.ZERO, Duration.ofMinutes(1)))
-                .loaderThreads((int) checkRange("vesta.segment.loader-threads", properties.getLoaderThreads(), 1, 64));
+                .loaderThreads((int) checkLong("vesta.segment.loader-threads", properties.getLoaderThreads(), 1, 64));
         SegmentIdService service;
         try {
             service = builder.build();
@@ -71,21 +74,6 @@ final class SegmentIdServiceFactory {
     }
 
     private static int checkStep(String property, int value) {
-        return (int) checkRange(property, value, 1, SegmentIdService.STEP_LIMIT);
-    }
-
-    private static long checkRange(String property, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw new InvalidVestaPropertyException(property, value, "[" + min + ", " + max + "]", "is out of range");
-        }
-        return value;
-    }
-
-    private static Duration checkDuration(String property, Duration value, Duration min, Duration max) {
-        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new InvalidVestaPropertyException(property, value == null ? null : value.toMillis() + "ms",
-                    "[" + min.toMillis() + "ms, " + max.toMillis() + "ms]", "is out of range");
-        }
-        return value;
+        return (int) checkLong(property, value, 1, SegmentIdService.STEP_LIMIT);
     }
 }
