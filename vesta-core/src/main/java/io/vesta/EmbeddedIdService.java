@@ -9,9 +9,11 @@ import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.sequence.Sequencer;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.sequence.Timeline;
+import io.vesta.time.FileTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -43,8 +45,9 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     private final long constantBits;
     private final Sequencer sequencer;
     private final MachineIdProvider machineIdProvider;
+    private final TimestampStore timestampStore;
 
-    private EmbeddedIdService(Builder builder, long machineId, Sequencer sequencer) {
+    private EmbeddedIdService(Builder builder, long machineId, Sequencer sequencer, TimestampStore timestampStore) {
         this.type = builder.type;
         this.layout = IdLayout.of(builder.type);
         this.codec = new IdCodec(builder.epoch);
@@ -54,6 +57,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         this.constantBits = layout.constantBits(version, genMethod.code(), machineId);
         this.sequencer = sequencer;
         this.machineIdProvider = builder.machineIdProvider;
+        this.timestampStore = timestampStore;
     }
 
     public static Builder builder() {
@@ -196,13 +200,33 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return machineIdProvider.lease();
     }
 
-    /** Writes the exact high-water mark and releases the machine ID. Call after the last ID. */
+    /** Where the high-water mark is kept, or null when it is not persisted. */
+    public TimestampStore timestampStore() {
+        return timestampStore;
+    }
+
+    /** Whether {@link #close()} was called: the service then issues no ID. */
+    public boolean isClosed() {
+        return sequencer.timeline().isClosed();
+    }
+
+    /**
+     * Stops issuing (every later {@code genId} throws {@link IllegalStateException}), writes the exact high-water
+     * mark, gives the timestamp store back and releases the machine ID. Call after the last ID; safe to call
+     * more than once.
+     */
     @Override
     public void close() {
         try {
-            sequencer.timeline().persistExact();
+            sequencer.timeline().close();
         } finally {
-            machineIdProvider.close();
+            try {
+                if (timestampStore != null) {
+                    timestampStore.close();
+                }
+            } finally {
+                machineIdProvider.close();
+            }
         }
     }
 
@@ -225,6 +249,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         private TimeSource timeSource = TimeSource.system();
         private Duration maxBackwardWait;
         private TimestampStore timestampStore;
+        private Path timestampStoreDirectory;
         private Duration persistStep = DEFAULT_PERSIST_STEP;
 
         private Builder() {
@@ -284,9 +309,19 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** Where the high-water mark is persisted; none by default. */
+        /** Where the high-water mark is persisted; none by default. Takes precedence over a directory. */
         public Builder timestampStore(TimestampStore timestampStore) {
             this.timestampStore = timestampStore;
+            return this;
+        }
+
+        /**
+         * Persists the high-water mark in a file of this directory named by the generator's type, machine ID,
+         * gen-method and epoch ({@link FileTimestampStore#forGenerator}), once the machine ID is known: one file
+         * per generator, locked while the generator runs.
+         */
+        public Builder timestampStoreDirectory(Path directory) {
+            this.timestampStoreDirectory = directory;
             return this;
         }
 
@@ -322,29 +357,63 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                 throw new IllegalArgumentException("persistStep must be in [1ms, 3600000ms], was " + persistStep.toMillis() + "ms");
             }
             IdLayout layout = IdLayout.of(type);
-            IdCodec codec = new IdCodec(epoch);
             Instant now = Instant.ofEpochMilli(timeSource.currentTimeMillis());
-            if (epoch.isAfter(now)) {
-                throw new IllegalArgumentException("epoch must not be in the future, was " + epoch + " (now " + now + ")");
-            }
-            if (codec.timeOf(type, now.toEpochMilli()) > layout.maxTime()) {
-                throw new IllegalArgumentException("epoch " + epoch + " is too early for " + type + ": its "
-                        + layout.timeBits() + "-bit time field ran out at " + codec.lastRepresentable(type)
-                        + "; choose an epoch after " + now.minusMillis((layout.maxTime() + 1) * layout.unitMillis()));
-            }
+            checkEpoch(layout, now);
             MachineIdRange range = machineIdRange != null ? machineIdRange
                     : genMethod == GenMethod.EMBEDDED ? MachineIdRange.EMBEDDED : MachineIdRange.SERVER;
-            long machineId = machineIdProvider.acquire(range);
+            TimestampStore store = null;
+            boolean storeOpen = false;
             try {
+                // Inside the try: a provider may have started something (a heartbeat, a Curator client) before
+                // it failed, and closing it is what stops that.
+                long machineId = machineIdProvider.acquire(range);
                 range.check("machineId", machineId);
+                store = timestampStore != null ? timestampStore : timestampStoreDirectory == null ? null
+                        : FileTimestampStore.forGenerator(timestampStoreDirectory, type, machineId, genMethod, epoch);
+                if (store != null) {
+                    openStore(store, machineId);
+                    storeOpen = true;
+                }
                 OptionalLong notBefore = machineIdProvider.notBefore();
-                Timeline timeline = new Timeline(timeSource, layout, epoch, backwardWait, timestampStore, persistStep,
-                        machineId, machineIdProvider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null);
+                Timeline timeline = new Timeline(timeSource, layout, epoch, backwardWait, store, persistStep,
+                        machineId, machineIdProvider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null,
+                        machineIdProvider.describe());
                 timeline.awaitRestartMark();
-                return new EmbeddedIdService(this, machineId, sequencer.create(timeline));
+                return new EmbeddedIdService(this, machineId, sequencer.create(timeline), store);
             } catch (RuntimeException e) {
-                machineIdProvider.close();
+                try {
+                    if (storeOpen) {
+                        store.close();
+                    }
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                } finally {
+                    machineIdProvider.close();
+                }
                 throw e;
+            }
+        }
+
+        /**
+         * The epoch must lie in the past, and close enough that the time field still holds the current time.
+         * Compared as instants: subtracting a far epoch in milliseconds would overflow and let it through.
+         */
+        private void checkEpoch(IdLayout layout, Instant now) {
+            Instant earliest = now.minusMillis((layout.maxTime() + 1) * layout.unitMillis()).plusMillis(1);
+            if (epoch.isAfter(now) || epoch.isBefore(earliest)) {
+                throw new IllegalArgumentException("epoch must be in [" + earliest + ", " + now + "] for " + type + ": not in"
+                        + " the future, and recent enough that its " + layout.timeBits() + "-bit time field of "
+                        + layout.unitMillis() + " ms units still holds the current time; was " + epoch);
+            }
+        }
+
+        private static void openStore(TimestampStore store, long machineId) {
+            try {
+                store.open();
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException("Cannot start the generator of machine ID " + machineId + ": "
+                        + e.getMessage() + ". Two generators under one machine ID would issue the same IDs: give each"
+                        + " process its own machine ID.", e);
             }
         }
 

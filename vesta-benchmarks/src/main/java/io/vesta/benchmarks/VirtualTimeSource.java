@@ -5,7 +5,7 @@ import io.vesta.time.TimeSource;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A clock that stands still until the generator waits: {@link #sleepUntil(long)} moves it straight to the
+ * A clock that stands still until the generator waits: {@link #sleepUntil(long, long)} moves it straight to the
  * target. A generator on this clock never meets its layout's ceiling in real time (a used-up unit is followed
  * at once by the next), so a benchmark on it measures the CPU cost of issuing IDs, not the wait for the clock.
  *
@@ -25,9 +25,11 @@ public final class VirtualTimeSource implements TimeSource {
         return millis.get();
     }
 
+    /** Moves the clock straight to the target, whatever the bound: on this clock a wait takes no time. */
     @Override
-    public void sleepUntil(long epochMillis) {
+    public boolean sleepUntil(long epochMillis, long maxNanos) {
         millis.accumulateAndGet(epochMillis, Math::max);
+        return true;
     }
 
     @Override

@@ -22,11 +22,6 @@ final class CasSequencer extends Sequencer {
     }
 
     @Override
-    public long next() {
-        return reserve(1);
-    }
-
-    @Override
     public long reserve(int count) {
         for (;;) {
             long current = state.get();

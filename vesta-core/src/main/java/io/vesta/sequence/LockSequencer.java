@@ -14,11 +14,6 @@ final class LockSequencer extends Sequencer {
     }
 
     @Override
-    public long next() {
-        return reserve(1);
-    }
-
-    @Override
     public long reserve(int count) {
         lock.lock();
         try {
@@ -30,22 +25,12 @@ final class LockSequencer extends Sequencer {
 
     @Override
     protected long lastUnit() {
-        lock.lock();
-        try {
-            return sequence.unit();
-        } finally {
-            lock.unlock();
-        }
+        return sequence.unit();
     }
 
     @Override
     public long issued() {
-        lock.lock();
-        try {
-            return sequence.issued();
-        } finally {
-            lock.unlock();
-        }
+        return sequence.issued();
     }
 
     @Override

@@ -23,7 +23,9 @@ public abstract class Sequencer {
     }
 
     /** The next packed time-seq. */
-    public abstract long next();
+    public final long next() {
+        return reserve(1);
+    }
 
     /**
      * Reserves consecutive sequence numbers in one unit and returns the first, packed. It grants
@@ -32,10 +34,13 @@ public abstract class Sequencer {
      */
     public abstract long reserve(int count);
 
-    /** The unit of the last issued ID, or a value below 0 if none was issued and no mark was restored. */
+    /**
+     * The unit of the last issued ID, or a value below 0 if none was issued and no mark was restored. Never
+     * waits for a caller: health checks and metrics read it while callers may be waiting for the clock.
+     */
     protected abstract long lastUnit();
 
-    /** How many IDs this sequencer has issued. */
+    /** How many IDs this sequencer has issued. Never waits for a caller, like {@link #lastUnit()}. */
     public abstract long issued();
 
     public abstract SequencerStrategy strategy();

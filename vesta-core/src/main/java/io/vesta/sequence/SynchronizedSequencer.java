@@ -11,22 +11,17 @@ final class SynchronizedSequencer extends Sequencer {
     }
 
     @Override
-    public long next() {
-        return reserve(1);
-    }
-
-    @Override
     public synchronized long reserve(int count) {
         return sequence.reserve(count);
     }
 
     @Override
-    protected synchronized long lastUnit() {
+    protected long lastUnit() {
         return sequence.unit();
     }
 
     @Override
-    public synchronized long issued() {
+    public long issued() {
         return sequence.issued();
     }
 

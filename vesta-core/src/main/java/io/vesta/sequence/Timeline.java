@@ -9,7 +9,6 @@ import io.vesta.time.TimestampStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -19,6 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * the per-ID path except {@link #currentUnit()}.
  */
 public final class Timeline {
+
+    /** Added to every bounded wait for a late wake-up; see {@link #boundNanos}. */
+    static final long WAIT_SLACK_MILLIS = 2;
 
     private final TimeSource timeSource;
     private final IdLayout layout;
@@ -33,7 +35,10 @@ public final class Timeline {
 
     /** Every issued unit starts before this; {@code Long.MAX_VALUE} without a store. */
     private volatile long reservedUntil;
-    private final AtomicLong highestAdmitted = new AtomicLong(Long.MIN_VALUE);
+    /** The highest unit admitted; guarded by this, like every admission. */
+    private long highestAdmitted = Long.MIN_VALUE;
+    /** Set once by {@link #close()}; after that no unit is admitted and no ID issued. */
+    private volatile boolean closed;
     private final long startUnit;
     private final long restartMark;
 
@@ -47,9 +52,12 @@ public final class Timeline {
      * @param persistStep how far ahead of the issued time the stored mark is pushed each time it is written
      * @param lease checked before every ID
      * @param notBefore a mark from elsewhere (a previous owner of the machine ID), Unix ms, or null
+     * @param notBeforeSource where {@code notBefore} came from, for messages
+     * @throws IllegalStateException if a mark lies beyond the last time the layout can represent
      */
     public Timeline(TimeSource timeSource, IdLayout layout, Instant epoch, Duration maxBackwardWait,
-            TimestampStore store, Duration persistStep, long machineId, MachineIdLease lease, Long notBefore) {
+            TimestampStore store, Duration persistStep, long machineId, MachineIdLease lease, Long notBefore,
+            String notBeforeSource) {
         this.timeSource = timeSource;
         this.layout = layout;
         this.epochMillis = epoch.toEpochMilli();
@@ -62,11 +70,37 @@ public final class Timeline {
         this.lease = lease;
         OptionalLong stored = store == null ? OptionalLong.empty() : store.load();
         this.reservedUntil = store == null ? Long.MAX_VALUE : stored.orElse(Long.MIN_VALUE);
+        if (stored.isPresent()) {
+            checkRepresentable(stored.getAsLong(), "the timestamp store " + store);
+        }
+        if (notBefore != null) {
+            checkRepresentable(notBefore, "the machine-ID provider " + notBeforeSource);
+        }
         long mark = Math.max(stored.orElse(Long.MIN_VALUE), notBefore == null ? Long.MIN_VALUE : notBefore);
         this.restartMark = mark;
         // Every unit issued before the mark starts strictly before it, so those units count as used up.
-        this.startUnit = mark == Long.MIN_VALUE ? -1 : Math.max(-1, Math.floorDiv(mark - 1 - epochMillis, unitMillis));
+        // A mark at or before the epoch covers no unit (and subtracting from a sentinel such as Long.MIN_VALUE + 1
+        // would overflow).
+        this.startUnit = mark <= epochMillis ? -1 : Math.floorDiv(mark - 1 - epochMillis, unitMillis);
     }
+
+    /**
+     * A mark at or past the end of the time field leaves no unit to issue in; worse, a sequencer that packs the
+     * unit with the sequence (CAS) would overflow into the other fields. Such a mark is a corrupt file or a
+     * sentinel, never a time IDs were issued at, and is refused before anything is issued.
+     */
+    private void checkRepresentable(long mark, String source) {
+        long lastUnitStart = epochMillis + layout.maxTime() * unitMillis;
+        if (mark > lastUnitStart) {
+            throw new IllegalStateException("The high-water mark " + mark + " (" + Instant.ofEpochMilli(mark) + ") read from "
+                    + source + " lies beyond the last time " + layout.type() + " IDs can carry with the epoch "
+                    + Instant.ofEpochMilli(epochMillis) + " (" + Instant.ofEpochMilli(lastUnitStart) + "): no ID could be"
+                    + " issued after it. The mark is corrupt; correct it only if you are sure no ID was issued after the"
+                    + " clock's current time.");
+        }
+    }
+
+
 
     public IdLayout layout() {
         return layout;
@@ -82,6 +116,9 @@ public final class Timeline {
 
     /** The current time in the layout's unit since the epoch, if the machine ID is still held. */
     long currentUnit() {
+        if (closed) {
+            throw closedException();
+        }
         long now = timeSource.currentTimeMillis();
         if (!lease.isHeldAt(now)) {
             throw lease.notHeld(machineId, now);
@@ -96,42 +133,55 @@ public final class Timeline {
     /**
      * Called before the first ID of a new unit is issued: checks the time field has room and that the
      * persisted mark covers the unit, writing a new mark first if it does not.
+     *
+     * <p>Synchronized with {@link #close()}: a unit is admitted either before close takes the exact mark, and
+     * then the mark covers it, or not at all. Without that, a caller could admit a unit after close had read the
+     * highest one and still see the old, higher reservation, and a generator rebuilt on the same store would
+     * repeat that caller's IDs. It runs once per unit, so the monitor costs nothing per ID.
      */
-    void admit(long unit) {
+    synchronized void admit(long unit) {
+        if (closed) {
+            throw closedException();
+        }
         if (unit > layout.maxTime()) {
             throw new IllegalStateException("The " + layout.type() + " time field is full: it holds "
                     + layout.maxTime() + " units after the epoch " + Instant.ofEpochMilli(epochMillis)
                     + ", up to " + Instant.ofEpochMilli(startOf(layout.maxTime() + 1) - 1)
                     + "; new deployments need a later epoch");
         }
-        if (store != null) {
-            highestAdmitted.accumulateAndGet(unit, Math::max);
-            if (startOf(unit) >= reservedUntil) {
-                extend(unit);
-            }
+        if (unit > highestAdmitted) {
+            highestAdmitted = unit;
+        }
+        if (store != null && startOf(unit) >= reservedUntil) {
+            long mark = startOf(unit) + persistStepMillis;
+            store.save(mark);
+            reservedUntil = mark;
         }
     }
 
-    private synchronized void extend(long unit) {
-        if (startOf(unit) < reservedUntil) {
-            return;
-        }
-        long mark = startOf(unit) + persistStepMillis;
-        store.save(mark);
-        reservedUntil = mark;
-    }
-
-    /** The unit is used up: waits for the clock to reach the next one. */
+    /**
+     * The unit is used up: waits for the clock to reach the next one. The wait is bounded on the monotonic clock
+     * by the distance it had to go plus the step back that may be waited out: a wall clock stepped back further
+     * during the wait is a step back like any other, and is refused rather than waited out in full while the
+     * caller (and under LOCK or SYNCHRONIZED, every other caller) is held.
+     */
     void awaitUnitAfter(long unit) {
         exhaustedWaits.increment();
-        long started = System.nanoTime();
-        timeSource.sleepUntil(startOf(unit + 1));
-        exhaustedWaitNanos.add(System.nanoTime() - started);
+        long target = startOf(unit + 1);
+        long started = timeSource.nanoTime();
+        long distanceMillis = Math.max(0, target - timeSource.currentTimeMillis());
+        boolean reached = timeSource.sleepUntil(target, boundNanos(distanceMillis + maxBackwardWaitMillis));
+        exhaustedWaitNanos.add(timeSource.nanoTime() - started);
+        if (!reached) {
+            throw steppedBack(target);
+        }
     }
 
     /**
      * The clock reads earlier than {@code lastUnit}: waits if the step back is within the limit, else throws.
      * Returns at once if the clock has caught up in the meantime (another thread may simply have read it later).
+     * The wait is bounded on the monotonic clock by the limit, so the clock stepping back again while it waits
+     * ends the wait with the exception, not after the sum of the steps.
      */
     void awaitClockCatchUp(long lastUnit) {
         long now = timeSource.currentTimeMillis();
@@ -147,7 +197,25 @@ public final class Timeline {
         if (behind > maxBackwardWaitMillis) {
             throw new ClockMovedBackwardsException(Instant.ofEpochMilli(target), Instant.ofEpochMilli(now), maxBackwardWait);
         }
-        timeSource.sleepUntil(target);
+        if (!timeSource.sleepUntil(target, boundNanos(maxBackwardWaitMillis))) {
+            throw steppedBack(target);
+        }
+    }
+
+    private ClockMovedBackwardsException steppedBack(long target) {
+        backwardSteps.increment();
+        lastBackwardUnit = Long.MIN_VALUE;
+        return ClockMovedBackwardsException.duringWait(Instant.ofEpochMilli(target),
+                Instant.ofEpochMilli(timeSource.currentTimeMillis()), maxBackwardWait);
+    }
+
+    /**
+     * A bound in nanoseconds for a wait of {@code millis}, with {@link #WAIT_SLACK_MILLIS} for a wake-up that
+     * comes late: a park returns some tens of microseconds after its deadline, and the wall clock moves in
+     * whole milliseconds.
+     */
+    private static long boundNanos(long millis) {
+        return (millis + WAIT_SLACK_MILLIS) * 1_000_000;
     }
 
     /**
@@ -161,24 +229,38 @@ public final class Timeline {
         }
         long ahead = restartMark - timeSource.currentTimeMillis();
         if (ahead > 0 && ahead <= persistStepMillis) {
-            timeSource.sleepUntil(restartMark);
+            // Bounded like every wait: a clock stepped back meanwhile is left to the first call to refuse.
+            timeSource.sleepUntil(restartMark, boundNanos(ahead));
         }
     }
 
     /**
-     * Writes the exact mark after the last admitted unit, so that a clean restart need not wait out the
-     * rest of the persist step. Call after the last ID.
+     * Ends the timeline: from now on no unit is admitted and no ID issued, and the exact mark after the last
+     * admitted unit is written, so that a clean restart need not wait out the rest of the persist step. A call
+     * that admitted its unit before this issues at most up to that unit, which the exact mark covers.
      */
-    public synchronized void persistExact() {
-        long highest = highestAdmitted.get();
-        if (store == null || highest == Long.MIN_VALUE) {
+    public synchronized void close() {
+        if (closed) {
             return;
         }
-        long mark = startOf(highest + 1);
+        closed = true;
+        if (store == null || highestAdmitted == Long.MIN_VALUE) {
+            return;
+        }
+        long mark = startOf(highestAdmitted + 1);
         if (mark < reservedUntil) {
             store.save(mark);
             reservedUntil = mark;
         }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private IllegalStateException closedException() {
+        return new IllegalStateException("The generator of machine ID " + machineId + " was closed; no ID is issued after"
+                + " close(). Build a new one.");
     }
 
     /** How far the clock is behind the start of {@code unit}; zero or negative when it is not. */

@@ -1,5 +1,8 @@
 package io.vesta.sequence;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * The unit/seq state machine shared by the lock-based sequencers. Not thread-safe: callers hold a lock.
  *
@@ -10,21 +13,38 @@ package io.vesta.sequence;
  */
 final class UnitSequence {
 
+    private static final VarHandle UNIT;
+    private static final VarHandle ISSUED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            UNIT = lookup.findVarHandle(UnitSequence.class, "unit", long.class);
+            ISSUED = lookup.findVarHandle(UnitSequence.class, "issued", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Timeline timeline;
     private final int seqBits;
     private final long maxSeq;
-    private final long startUnit;
 
+    /*
+     * Written only under the caller's lock; read without it by health checks, metrics and the Actuator
+     * endpoint, which must never wait on a generator (a caller may hold the lock through a bounded wait for
+     * the clock). Release stores make a reader see a value that was actually held, at the price of a plain
+     * store on x86; the lock already orders them for the writers.
+     */
     private long unit;
     private long seq;
-    private long completedUnitsIssued;
+    private long issued;
 
     UnitSequence(Timeline timeline) {
         this.timeline = timeline;
         this.seqBits = timeline.layout().seqBits();
         this.maxSeq = timeline.layout().maxSeq();
-        this.startUnit = timeline.startUnit();
-        this.unit = startUnit;
+        this.unit = timeline.startUnit();
         this.seq = maxSeq;
     }
 
@@ -33,17 +53,16 @@ final class UnitSequence {
             long now = timeline.currentUnit();
             if (now > unit) {
                 timeline.admit(now);
-                if (unit != startUnit) {
-                    completedUnitsIssued += seq + 1;
-                }
-                unit = now;
+                UNIT.setRelease(this, now);
                 seq = Math.min(count, maxSeq + 1) - 1;
+                ISSUED.setRelease(this, issued + seq + 1);
                 return now << seqBits;
             }
             if (now == unit) {
                 if (seq < maxSeq) {
                     long first = seq + 1;
                     seq = Math.min(maxSeq, seq + count);
+                    ISSUED.setRelease(this, issued + seq - first + 1);
                     return (unit << seqBits) | first;
                 }
                 timeline.awaitUnitAfter(unit);
@@ -53,11 +72,13 @@ final class UnitSequence {
         }
     }
 
+    /** The unit of the last issued ID; readable without the lock. */
     long unit() {
-        return unit;
+        return (long) UNIT.getAcquire(this);
     }
 
+    /** How many IDs were issued; readable without the lock. */
     long issued() {
-        return unit == startUnit ? completedUnitsIssued : completedUnitsIssued + seq + 1;
+        return (long) ISSUED.getAcquire(this);
     }
 }

@@ -1,9 +1,14 @@
 package io.vesta.time;
 
+import io.vesta.GenMethod;
+import io.vesta.IdType;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -11,17 +16,28 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
  * A {@link TimestampStore} in a small text file holding the mark in Unix milliseconds. Each save writes a
- * sibling temporary file, forces it to disk and renames it over the old one, so a crash leaves either the
- * old mark or the new one, never a torn write.
+ * sibling temporary file, forces it to disk, renames it over the old one and forces the directory, so a crash
+ * leaves either the old mark or the new one, never a torn write or a rename the disk never saw.
+ *
+ * <p>While open, the store holds an exclusive lock on a sibling {@code .lock} file (not on the mark itself,
+ * which each save replaces): a second generator on the same file, in another process or in this one, refuses
+ * to start. The operating system drops the lock when the process dies, so a crash never leaves it held.
  */
 public final class FileTimestampStore implements TimestampStore {
 
+    private static final boolean WINDOWS = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
+
     private final Path file;
     private final Path temporary;
+    private final Path lockFile;
+    private FileChannel lockChannel;
+    private FileLock lock;
 
     public FileTimestampStore(Path file) {
         if (file == null) {
@@ -29,10 +45,60 @@ public final class FileTimestampStore implements TimestampStore {
         }
         this.file = file.toAbsolutePath();
         this.temporary = this.file.resolveSibling(this.file.getFileName() + ".tmp");
+        this.lockFile = this.file.resolveSibling(this.file.getFileName() + ".lock");
+    }
+
+    /**
+     * The store of one generator in {@code directory}, in a file named by what makes its IDs its own:
+     * {@code vesta-<type>-machine-<id>-<gen-method>-epoch-<ms>.mark}.
+     */
+    public static FileTimestampStore forGenerator(Path directory, IdType type, long machineId, GenMethod genMethod,
+            Instant epoch) {
+        if (directory == null) {
+            throw new IllegalArgumentException("directory must not be null");
+        }
+        String name = "vesta-" + type.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-machine-" + machineId + "-"
+                + genMethod.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-epoch-" + epoch.toEpochMilli() + ".mark";
+        return new FileTimestampStore(directory.resolve(name));
     }
 
     public Path file() {
         return file;
+    }
+
+    @Override
+    public synchronized void open() {
+        if (lock != null) {
+            throw new IllegalStateException("The timestamp store " + file + " is already open");
+        }
+        FileChannel channel = null;
+        try {
+            createParent();
+            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock taken;
+            try {
+                taken = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                taken = null; // held by another generator of this JVM
+            }
+            if (taken == null) {
+                throw new IllegalStateException("The timestamp store " + file + " is in use by another generator (its lock "
+                        + lockFile + " is held, by another process or another generator in this one)");
+            }
+            lockChannel = channel;
+            lock = taken;
+            channel = null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot lock the timestamp store " + file + " (" + lockFile + ")", e);
+        } finally {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // nothing was taken
+                }
+            }
+        }
     }
 
     @Override
@@ -57,10 +123,7 @@ public final class FileTimestampStore implements TimestampStore {
     @Override
     public void save(long epochMillis) {
         try {
-            Path parent = file.getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
+            createParent();
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 channel.write(ByteBuffer.wrap((epochMillis + "\n").getBytes(StandardCharsets.US_ASCII)));
@@ -71,8 +134,47 @@ public final class FileTimestampStore implements TimestampStore {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
             }
+            forceDirectory();
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the timestamp store " + file, e);
+        }
+    }
+
+    /**
+     * A rename is an update of the directory, and until the directory reaches the disk a power cut can bring
+     * the old mark back, or no file at all, after IDs beyond it were issued. Windows cannot open a directory as
+     * a channel, and makes a completed rename durable with the file's own metadata.
+     */
+    private void forceDirectory() throws IOException {
+        Path parent = file.getParent();
+        if (parent == null || WINDOWS) {
+            return;
+        }
+        try (FileChannel directory = FileChannel.open(parent, StandardOpenOption.READ)) {
+            directory.force(true);
+        }
+    }
+
+    private void createParent() throws IOException {
+        Path parent = file.getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (lock == null) {
+            return;
+        }
+        try {
+            lock.release();
+            lockChannel.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot release the lock of the timestamp store " + file, e);
+        } finally {
+            lock = null;
+            lockChannel = null;
         }
     }
 

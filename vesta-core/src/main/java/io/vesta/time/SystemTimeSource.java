@@ -5,10 +5,10 @@ import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * {@link System#currentTimeMillis()}, and a wait that parks until shortly before the target and spins only
- * the last stretch: parking wakes up tens of microseconds late (the kernel's timer slack), which at a 1 ms
- * unit would cost several percent of throughput every millisecond, while spinning a whole unit would burn a
- * core for nothing.
+ * {@link System#currentTimeMillis()} and {@link System#nanoTime()}, and a wait that parks until shortly before
+ * the target and spins only the last stretch: parking wakes up tens of microseconds late (the kernel's timer
+ * slack), which at a 1 ms unit would cost several percent of throughput every millisecond, while spinning a
+ * whole unit would burn a core for nothing.
  */
 final class SystemTimeSource implements TimeSource {
 
@@ -28,22 +28,39 @@ final class SystemTimeSource implements TimeSource {
     }
 
     @Override
-    public void sleepUntil(long epochMillis) {
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public boolean sleepUntil(long epochMillis, long maxNanos) {
+        long started = System.nanoTime();
         boolean interrupted = false;
-        while (System.currentTimeMillis() < epochMillis) {
-            Instant now = clock.instant();
-            long remainingNanos = (epochMillis - now.toEpochMilli()) * 1_000_000 - now.getNano() % 1_000_000;
-            if (remainingNanos > SPIN_NANOS) {
-                LockSupport.parkNanos(remainingNanos - SPIN_NANOS);
-                if (Thread.interrupted()) {
-                    interrupted = true;
+        try {
+            for (;;) {
+                Instant now = clock.instant();
+                if (now.toEpochMilli() >= epochMillis) {
+                    return true;
                 }
-            } else {
-                Thread.onSpinWait();
+                long left = maxNanos - (System.nanoTime() - started);
+                if (left <= 0) {
+                    return false;
+                }
+                long untilTarget = (epochMillis - now.toEpochMilli()) * 1_000_000 - now.getNano() % 1_000_000;
+                long remainingNanos = Math.min(untilTarget, left);
+                if (remainingNanos > SPIN_NANOS) {
+                    LockSupport.parkNanos(remainingNanos - SPIN_NANOS);
+                    if (Thread.interrupted()) {
+                        interrupted = true;
+                    }
+                } else {
+                    Thread.onSpinWait();
+                }
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

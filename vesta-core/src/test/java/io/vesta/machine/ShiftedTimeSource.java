@@ -19,7 +19,7 @@ final class ShiftedTimeSource implements TimeSource {
     }
 
     @Override
-    public void sleepUntil(long epochMillis) {
-        TimeSource.system().sleepUntil(epochMillis - offsetMillis);
+    public boolean sleepUntil(long epochMillis, long maxNanos) {
+        return TimeSource.system().sleepUntil(epochMillis - offsetMillis, maxNanos);
     }
 }

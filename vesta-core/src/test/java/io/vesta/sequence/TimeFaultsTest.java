@@ -179,7 +179,9 @@ class TimeFaultsTest {
                 issued.add(id);
             }
         }
-        // A crash: no close(), so the stored mark is up to a persist step ahead of the last ID.
+        // A crash: no close(), so the stored mark is up to a persist step ahead of the last ID; the operating
+        // system drops the dead process's lock on the store.
+        first.timestampStore().close();
         Instant crashedAt = clock.now();
         clock.set(crashedAt.minus(Duration.ofMinutes(10)));
 
@@ -204,6 +206,7 @@ class TimeFaultsTest {
                 .sequencer(strategy).timeSource(clock).timestampStore(store).build();
         long last = first.genId();
         assertThat(store.load()).hasValue(START.plus(EmbeddedIdService.DEFAULT_PERSIST_STEP).toEpochMilli());
+        store.close(); // the process died without close(): only its lock goes, with it
 
         EmbeddedIdService restarted = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(9)
                 .sequencer(strategy).timeSource(clock).timestampStore(store).build();
