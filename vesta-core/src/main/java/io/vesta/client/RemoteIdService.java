@@ -426,23 +426,35 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         }
         List<ServerFailure> failures = new ArrayList<>();
         Batch batch = null;
-        for (int k = 0; k < servers.size() && batch == null && !closed; k++) {
-            IdServer server = servers.get((start + k) % servers.size());
-            long now = System.nanoTime();
-            if (server.backingOff(now)) {
-                failures.add(server.skipped(now));
-                continue;
+        try {
+            for (int k = 0; k < servers.size() && batch == null && !closed; k++) {
+                IdServer server = servers.get((start + k) % servers.size());
+                long now = System.nanoTime();
+                if (server.backingOff(now)) {
+                    failures.add(server.skipped(now));
+                    continue;
+                }
+                try {
+                    batch = new Batch(fetch(server, prefetch));
+                    server.succeeded();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                } catch (IOException | RuntimeException e) {
+                    failures.add(server.failed(describe(e), System.nanoTime()));
+                } catch (Error e) {
+                    // A LinkageError, an OutOfMemoryError, an AssertionError from an HttpClient of the user's: the
+                    // round must still end below, or no round would ever start again and every caller would wait
+                    // out its timeout with the fallback unused.
+                    failures.add(server.failed("failed unexpectedly: " + e, System.nanoTime()));
+                }
             }
-            try {
-                batch = new Batch(fetch(server, prefetch));
-                server.succeeded();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            } catch (IOException | RuntimeException e) {
-                failures.add(server.failed(describe(e), System.nanoTime()));
-            }
+        } finally {
+            endRound(batch, failures);
         }
+    }
+
+    private void endRound(Batch batch, List<ServerFailure> failures) {
         lock.lock();
         try {
             fetching = false;

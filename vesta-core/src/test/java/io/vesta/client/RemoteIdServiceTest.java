@@ -196,6 +196,112 @@ class RemoteIdServiceTest {
         assertThatThrownBy(() -> client.genIds(5)).isInstanceOf(ServersUnavailableException.class);
     }
 
+    /**
+     * An HTTP client of the user's (the builder's {@code httpClient} seam) whose first sends throw an Error, as a
+     * LinkageError or an AssertionError in an interceptor would.
+     */
+    private static final class ErrorOnFirstSends extends java.net.http.HttpClient {
+
+        private final java.net.http.HttpClient delegate = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        private final java.util.concurrent.atomic.AtomicInteger failuresLeft;
+
+        ErrorOnFirstSends(int failures) {
+            this.failuresLeft = new java.util.concurrent.atomic.AtomicInteger(failures);
+        }
+
+        private void maybeFail() {
+            if (failuresLeft.getAndDecrement() > 0) {
+                throw new LinkageError("simulated: a class of the HTTP stack failed to load");
+            }
+        }
+
+        @Override
+        public <T> java.net.http.HttpResponse<T> send(java.net.http.HttpRequest request,
+                java.net.http.HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
+            maybeFail();
+            return delegate.send(request, handler);
+        }
+
+        @Override
+        public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(
+                java.net.http.HttpRequest request, java.net.http.HttpResponse.BodyHandler<T> handler) {
+            maybeFail();
+            return delegate.sendAsync(request, handler);
+        }
+
+        @Override
+        public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(
+                java.net.http.HttpRequest request, java.net.http.HttpResponse.BodyHandler<T> handler,
+                java.net.http.HttpResponse.PushPromiseHandler<T> push) {
+            maybeFail();
+            return delegate.sendAsync(request, handler, push);
+        }
+
+        @Override
+        public java.util.Optional<java.net.CookieHandler> cookieHandler() {
+            return delegate.cookieHandler();
+        }
+
+        @Override
+        public java.util.Optional<Duration> connectTimeout() {
+            return delegate.connectTimeout();
+        }
+
+        @Override
+        public Redirect followRedirects() {
+            return delegate.followRedirects();
+        }
+
+        @Override
+        public java.util.Optional<java.net.ProxySelector> proxy() {
+            return delegate.proxy();
+        }
+
+        @Override
+        public javax.net.ssl.SSLContext sslContext() {
+            return delegate.sslContext();
+        }
+
+        @Override
+        public javax.net.ssl.SSLParameters sslParameters() {
+            return delegate.sslParameters();
+        }
+
+        @Override
+        public java.util.Optional<java.net.Authenticator> authenticator() {
+            return delegate.authenticator();
+        }
+
+        @Override
+        public Version version() {
+            return delegate.version();
+        }
+
+        @Override
+        public java.util.Optional<java.util.concurrent.Executor> executor() {
+            return delegate.executor();
+        }
+    }
+
+    @Test
+    void anErrorInABackgroundRoundDoesNotStopLaterRounds() throws Exception {
+        FakeServer server = server(930);
+        EmbeddedIdService local = EmbeddedIdService.builder().machineId(7).build();
+        RemoteIdService client = client(to(server.uri()).prefetch(10).backoff(Duration.ofMillis(20), Duration.ofMillis(40))
+                .httpClient(new ErrorOnFirstSends(1)).fallback(local));
+
+        // The first round fails with the Error: the caller gets a fallback ID at once, not after the timeout.
+        long started = System.nanoTime();
+        Id first = client.expId(client.genId());
+        assertThat(first.machine()).isEqualTo(7);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(400));
+
+        // And the client fetches again once the server's backoff ends.
+        await(() -> client.batchesFetched() > 0);
+        assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
+    }
+
     @Test
     void withAFallbackLocalIdsAreIssuedWhileEveryServerIsDownAndServersTakeOverWhenOneAnswers() throws Exception {
         FakeServer server = server(930);
