@@ -17,6 +17,12 @@ import java.util.stream.Collectors;
  * A node's machine ID is the position of one of its own addresses in a configured list, offset by the
  * range start: with range 0-923 and list {@code 10.0.0.5,10.0.0.6}, host 10.0.0.6 is machine 1. Every node
  * gets the same list, so the IDs follow from the deployment without any coordination.
+ *
+ * <p>An address only identifies a host if no other host has it. Loopback, link-local, wildcard and multicast
+ * addresses are on every host (or on none), so the list refuses them and a host's own such addresses never
+ * match. A host that finds two of its addresses in the list (docker0's {@code 172.17.0.1}, shared by every
+ * Docker host, next to its own) could take either position, and so could another host: that is an error naming
+ * both, never a silent choice.
  */
 public final class IpListMachineIdProvider implements MachineIdProvider {
 
@@ -57,6 +63,11 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
             } catch (UnknownHostException e) {
                 throw new IllegalArgumentException(name + " entry '" + ip + "' is not an IP address", e);
             }
+            String shared = sharedKind(address);
+            if (shared != null) {
+                throw new IllegalArgumentException(name + " entry '" + ip + "' is a " + shared + " address, which"
+                        + " does not identify one host; list each node's own routable address");
+            }
             if (!seen.add(address)) {
                 throw new IllegalArgumentException(name + " lists " + ip + " twice; each address must appear once");
             }
@@ -90,20 +101,48 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
     @Override
     public long acquire(MachineIdRange range) {
         Collection<InetAddress> own = hostAddresses.get();
+        int position = -1;
         for (int i = 0; i < list.size(); i++) {
-            if (own.contains(list.get(i))) {
-                long machineId = range.min() + i;
-                if (!range.contains(machineId)) {
-                    throw new IllegalArgumentException(name + " puts this host (" + list.get(i).getHostAddress()
-                            + ") at position " + i + ", machine ID " + machineId + ", outside the machine-ID range "
-                            + range + "; the list may hold at most " + range.size() + " addresses");
+            InetAddress listed = list.get(i);
+            if (own.contains(listed) && sharedKind(listed) == null) {
+                if (position >= 0) {
+                    throw new MachineIdUnavailableException("Two of this host's addresses are in " + name + ": "
+                            + list.get(position).getHostAddress() + " at position " + position + " and "
+                            + listed.getHostAddress() + " at position " + i + ". An address another host may also have"
+                            + " (a Docker bridge such as 172.17.0.1) cannot identify a node; remove it from the list");
                 }
-                description = "ip-list (" + list.get(i).getHostAddress() + " at position " + i + ")";
-                return machineId;
+                position = i;
             }
         }
-        throw new MachineIdUnavailableException("None of this host's addresses " + format(own) + " is in "
-                + name + " " + format(list) + "; add one of them to the list");
+        if (position < 0) {
+            throw new MachineIdUnavailableException("None of this host's addresses " + format(own) + " is in "
+                    + name + " " + format(list) + "; add one of them to the list");
+        }
+        long machineId = range.min() + position;
+        if (!range.contains(machineId)) {
+            throw new IllegalArgumentException(name + " puts this host (" + list.get(position).getHostAddress()
+                    + ") at position " + position + ", machine ID " + machineId + ", outside the machine-ID range "
+                    + range + "; the list may hold at most " + range.size() + " addresses");
+        }
+        description = "ip-list (" + list.get(position).getHostAddress() + " at position " + position + ")";
+        return machineId;
+    }
+
+    /** Why an address cannot identify one host, or null if it can. */
+    private static String sharedKind(InetAddress address) {
+        if (address.isLoopbackAddress()) {
+            return "loopback";
+        }
+        if (address.isLinkLocalAddress()) {
+            return "link-local";
+        }
+        if (address.isAnyLocalAddress()) {
+            return "wildcard";
+        }
+        if (address.isMulticastAddress()) {
+            return "multicast";
+        }
+        return null;
     }
 
     @Override

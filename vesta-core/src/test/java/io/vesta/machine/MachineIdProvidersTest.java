@@ -51,7 +51,7 @@ class MachineIdProvidersTest {
     @Test
     void ipListGivesThePositionOfTheHostsAddressOffsetByTheRangeStart() {
         IpListMachineIdProvider provider = new IpListMachineIdProvider(
-                List.of("10.0.0.5", " 10.0.0.6 ", "fe80::1"), () -> host("127.0.0.1", "10.0.0.6"), "ipList");
+                List.of("10.0.0.5", " 10.0.0.6 ", "2001:db8::1"), () -> host("127.0.0.1", "10.0.0.6"), "ipList");
 
         assertThat(provider.acquire(MachineIdRange.EMBEDDED)).isEqualTo(1);
         assertThat(provider.describe()).isEqualTo("ip-list (10.0.0.6 at position 1)");
@@ -100,6 +100,30 @@ class MachineIdProvidersTest {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new IpListMachineIdProvider(List.of(), List::of, "ipList"))
                 .withMessage("ipList must list at least one IP address, was empty");
+    }
+
+    @Test
+    void addressesEveryHostHasAreRefusedInTheList() {
+        for (String[] entry : new String[][] { { "127.0.0.1", "loopback" }, { "::1", "loopback" },
+                { "fe80::1", "link-local" }, { "169.254.10.1", "link-local" }, { "0.0.0.0", "wildcard" },
+                { "224.0.0.1", "multicast" } }) {
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.1", entry[0]), List::of, "vesta.machine-id.ip-list"))
+                    .withMessage("vesta.machine-id.ip-list entry '" + entry[0] + "' is a " + entry[1] + " address, which"
+                            + " does not identify one host; list each node's own routable address");
+        }
+    }
+
+    @Test
+    void aHostWithTwoListedAddressesIsRefusedNamingBoth() {
+        // docker0's 172.17.0.1 is on every Docker host: a list holding it would give that position to all of them.
+        IpListMachineIdProvider provider = new IpListMachineIdProvider(List.of("10.0.0.5", "172.17.0.1", "10.0.0.6"),
+                () -> host("127.0.0.1", "172.17.0.1", "10.0.0.6"), "vesta.machine-id.ip-list");
+
+        assertThatThrownBy(() -> provider.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageStartingWith("Two of this host's addresses are in vesta.machine-id.ip-list: 172.17.0.1 at position 1"
+                        + " and 10.0.0.6 at position 2.");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.autoconfigure.ThisHost;
+
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
@@ -90,11 +92,11 @@ class VestaServerAutoConfigurationTests {
     @Test
     void anyStrategyGivesTheServerItsMachineIdFromTheServerRange() {
         runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.strategy=ip-list",
-                "vesta.machine-id.ip-list=192.0.2.1,127.0.0.1", "vesta.machine-id.server-range.min=1000").run(context -> {
+                "vesta.machine-id.ip-list=192.0.2.1," + ThisHost.routableAddress(), "vesta.machine-id.server-range.min=1000").run(context -> {
                     ServerIdServices services = context.getBean(ServerIdServices.class);
                     assertThat(services.machineId()).isEqualTo(1001);
                     assertThat(services.centralServer().machineId()).isEqualTo(1001);
-                    assertThat(services.rest().machineIdSource()).isEqualTo("ip-list (127.0.0.1 at position 1)");
+                    assertThat(services.rest().machineIdSource()).isEqualTo("ip-list (" + ThisHost.routableAddress() + " at position 1)");
                 });
     }
 
