@@ -20,9 +20,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 
 /**
@@ -34,11 +38,23 @@ import java.util.regex.Pattern;
  * A node takes, in this order, the row its owner holds or last held (a restart gets its ID back), else the
  * lowest ID of the range that has no row or whose lease has expired.
  *
- * <p>Why two nodes never issue the same ID at the same time: the holder issues only while its local lease
- * ({@link #lease()}) is held, and that lease is never extended past a {@code high_water} already committed to
- * the row. Whoever takes the row over later starts after that {@code high_water} ({@link #notBefore()}). Both
- * bounds are the holder's own clock readings, so this holds however far apart the two nodes' clocks are; a
- * wrong clock can only make a takeover wait or refuse, never overlap.
+ * <p>Why two nodes never issue the same ID: the holder issues only while its local lease ({@link #lease()})
+ * is held, and that lease is never extended past a {@code high_water} already committed to the row. Whoever
+ * takes the row over starts after the {@code high_water} that was committed at the moment it took the row
+ * ({@link #notBefore()}): a takeover only succeeds if the row still carries exactly the generation,
+ * {@code lease_expiry} and {@code high_water} the taker read, so a renewal that commits between the taker's read
+ * and its write makes the takeover match no row, and a takeover that commits first moves the generation on, so
+ * the renewal matches no row. Both bounds are the holder's own clock readings, so this holds however far apart
+ * the two nodes' clocks are.
+ *
+ * <p>Whose clock decides that a lease is over: the taker's, compared with the {@code lease_expiry} the holder
+ * wrote by its own clock. That choice decides only <em>when</em> a row may change hands, never whether IDs can
+ * meet: a taker whose clock runs ahead takes the row early (the holder still issues up to its confirmed expiry,
+ * below the taker's start, and learns at its next heartbeat that the row is gone), one whose clock runs behind
+ * waits longer or refuses to issue until its clock passes the high water.
+ *
+ * <p>Every statement carries a query timeout of the lease rounded up to whole seconds ({@link #queryTimeout()}),
+ * and {@link #close()} returns within {@link #closeTimeout()} even when a heartbeat hangs in the driver.
  */
 public final class DbMachineIdProvider implements MachineIdProvider {
 
@@ -56,6 +72,11 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     public static final Duration MIN_HEARTBEAT = Duration.ofMillis(10);
     /** The longest owner name the shipped schemas hold. */
     public static final int MAX_OWNER_LENGTH = 255;
+    /**
+     * How long {@link #close()} waits for a heartbeat (or an acquire) that is in the database before it gives up
+     * releasing the row: a healthy heartbeat takes milliseconds, a stuck one may take minutes.
+     */
+    private static final long CLOSE_WAIT_FOR_DATABASE_MILLIS = 1_000;
 
     private static final System.Logger LOG = System.getLogger(DbMachineIdProvider.class.getName());
 
@@ -77,6 +98,16 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private final TimeSource timeSource;
     private final int queryTimeoutSeconds;
     private final MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
+    /**
+     * Held across every JDBC call of acquire, heartbeat and release, so that they never overlap and see each
+     * other's fields. close() never waits for it beyond a bound: it may be held by a call hanging in the driver.
+     */
+    private final ReentrantLock database = new ReentrantLock();
+    /**
+     * Guards {@code closed}, {@code lost} and every change of the local lease. Never held across a JDBC call, so
+     * close() can revoke the lease at once, and a heartbeat that returns after close() began cannot revive it.
+     */
+    private final Object state = new Object();
 
     private final String selectRange;
     private final String selectOne;
@@ -84,7 +115,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private final String takeOver;
     private final String renew;
 
-    private ScheduledExecutorService heartbeat;
+    private volatile ScheduledExecutorService heartbeat;
     private volatile long machineId = -1;
     private volatile Long notBefore;
     private volatile String takenFrom;
@@ -92,11 +123,13 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private volatile boolean lost;
     /** The generation this node holds the row under; every write of ours is conditional on it. */
     private long generation;
-    /** The highest lease expiry this node has tried to write, committed or not. */
-    private long lastWrittenExpiry;
+    /** The highest lease expiry this node has tried to write, committed or not; read by close() for its log. */
+    private volatile long lastWrittenExpiry;
     /** The last expiry (and high-water mark) known to be committed: the node never issues past it. */
     private long confirmedExpiry;
     private boolean failing;
+    /** Test seam: runs between the SELECT that found a row takeable and the UPDATE that takes it. */
+    volatile Runnable beforeTakeOver;
 
     private DbMachineIdProvider(Builder builder) {
         this.dataSource = builder.dataSource;
@@ -112,7 +145,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         this.selectOne = "SELECT " + columns + " FROM " + table + " WHERE machine_id = ?";
         this.insert = "INSERT INTO " + table + " (" + columns + ") VALUES (?, ?, ?, ?, 1)";
         this.takeOver = "UPDATE " + table + " SET owner = ?, lease_expiry = ?, high_water = ?, generation = ?"
-                + " WHERE machine_id = ? AND generation = ?";
+                + " WHERE machine_id = ? AND generation = ? AND lease_expiry = ? AND high_water = ?";
         this.renew = "UPDATE " + table + " SET lease_expiry = ?, high_water = ? WHERE machine_id = ? AND generation = ?";
     }
 
@@ -124,61 +157,108 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      * Why acquiring is race-free on every database: a row changes hands only through
      *   - INSERT of a new row: the PRIMARY KEY lets exactly one INSERT per machine_id commit; every other
      *     one fails with a unique violation (SQLState class 23), which we read as "lost the race";
-     *   - UPDATE ... SET generation = g + 1 ... WHERE machine_id = ? AND generation = g, where g is what the
-     *     acquirer read. A single UPDATE locks the row and evaluates its WHERE against the latest committed
-     *     version (PostgreSQL's READ COMMITTED re-checks the updated row, InnoDB's UPDATE is a locking read of
-     *     the newest version whatever the isolation level, H2 locks the row and re-reads it), so of all
-     *     acquirers that read generation g exactly one moves the row to g + 1 and the others update no row.
-     *     Under REPEATABLE READ or SERIALIZABLE PostgreSQL and H2 report a serialization failure (class 40 or
-     *     H2's 90131) instead; that is a lost race too.
+     *   - UPDATE ... SET generation = g + 1 ... WHERE machine_id = ? AND generation = g AND lease_expiry = e
+     *     AND high_water = h, where g, e and h are what the acquirer read. A single UPDATE locks the row and
+     *     evaluates its WHERE against the latest committed version (PostgreSQL's READ COMMITTED re-checks the
+     *     updated row, InnoDB's UPDATE is a locking read of the newest version whatever the isolation level, H2
+     *     locks the row and re-reads it), so of all acquirers that read the row exactly one moves it to g + 1
+     *     and the others update no row. Under REPEATABLE READ or SERIALIZABLE PostgreSQL and H2 report a
+     *     serialization failure (class 40 or H2's 90131) instead; that is a lost race too.
+     * The generation alone would fence acquirers from each other, but not from the holder: its heartbeat
+     * renews under the same generation, so a takeover guarded by the generation only could commit after a
+     * renewal it never saw and start after a high water the holder had already passed. Hence the takeover also
+     * requires the lease_expiry and high_water it read. The holder writes the row under its generation only
+     *   - in a heartbeat, whose expiry (= high water) is strictly above every expiry it ever wrote, so a
+     *     renewal that commits after the taker's read takes the values the taker read out of the row;
+     *   - in the release of close(), after its lease was revoked, with a high water at or above every ID it
+     *     issued and every mark it inherited: should that happen to bring back values a taker read, the
+     *     takeover is right to match, since they then bound everything the holder issued.
+     * So whenever the takeover matches, the row is still takeable for the reason the taker saw and its
+     * high_water bounds every ID the holder issued or may still issue (the holder never issues past a
+     * committed high water); and once the takeover commits, the generation has moved on and no renewal or
+     * release of the holder can match the row again.
      * The generation only grows, so a write conditional on a generation that was ever replaced can never
-     * succeed again (no ABA), and the heartbeat and the release are conditional on it the same way: a node
-     * whose row was taken over can never renew it. Every statement runs in auto-commit, so the SELECT that
-     * picks candidates never reads a stale snapshot. No SELECT ... FOR UPDATE: it cannot lock a row that does
-     * not exist yet, and its gap-locking differs between the three databases.
+     * succeed again (no ABA). Every statement runs in auto-commit, so the SELECT that picks candidates never
+     * reads a stale snapshot. No SELECT ... FOR UPDATE: it cannot lock a row that does not exist yet, and its
+     * gap-locking differs between the three databases.
      */
     @Override
-    public synchronized long acquire(MachineIdRange range) {
-        if (closed) {
-            throw new IllegalStateException("This DbMachineIdProvider was closed; build a new one");
-        }
-        if (machineId >= 0) {
-            throw new IllegalStateException("This DbMachineIdProvider already holds machine ID " + machineId
-                    + "; build a new one for another generator");
-        }
-        Claim claim;
-        try (Connection connection = dataSource.getConnection()) {
-            claim = inAutoCommit(connection, () -> {
-                if (initializeSchema) {
-                    createTable(connection);
+    public long acquire(MachineIdRange range) {
+        database.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("This DbMachineIdProvider was closed; build a new one");
+            }
+            if (machineId >= 0) {
+                throw new IllegalStateException("This DbMachineIdProvider already holds machine ID " + machineId
+                        + "; build a new one for another generator");
+            }
+            Claim claim;
+            try (Connection connection = dataSource.getConnection()) {
+                claim = inAutoCommit(connection, () -> {
+                    if (initializeSchema) {
+                        createTable(connection);
+                    }
+                    return claim(connection, range);
+                });
+            } catch (SQLException e) {
+                throw new MachineIdUnavailableException("Cannot lease a machine ID from table " + table + " (range " + range
+                        + ", owner '" + owner + "'): " + e.getMessage(), e);
+            }
+            boolean published = false;
+            synchronized (state) {
+                if (!closed) {
+                    published = true;
+                    this.generation = claim.generation;
+                    this.lastWrittenExpiry = claim.expiry;
+                    this.confirmedExpiry = claim.expiry;
+                    this.notBefore = claim.notBefore;
+                    this.takenFrom = claim.takenFrom;
+                    this.machineId = claim.machineId;
+                    lease.renew(claim.expiry);
+                    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(task -> {
+                        Thread thread = new Thread(task, "vesta-machine-id-heartbeat-" + table + "-" + claim.machineId);
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                    executor.scheduleWithFixedDelay(this::heartbeatQuietly, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
+                    heartbeat = executor;
                 }
-                return claim(connection, range);
-            });
-        } catch (SQLException e) {
-            throw new MachineIdUnavailableException("Cannot lease a machine ID from table " + table + " (range " + range
-                    + ", owner '" + owner + "'): " + e.getMessage(), e);
+            }
+            if (!published) {
+                throw closedWhileAcquiring(claim);
+            }
+            LOG.log(Level.INFO, () -> "Leased machine ID " + claim.machineId + " from table " + table + " as owner '" + owner
+                    + "'" + (claim.takenFrom != null ? ", taken over from '" + claim.takenFrom + "' (IDs start after "
+                    + Instant.ofEpochMilli(claim.notBefore) + ")" : "") + "; lease until " + Instant.ofEpochMilli(claim.expiry));
+            return claim.machineId;
+        } finally {
+            database.unlock();
         }
-        this.generation = claim.generation;
-        this.lastWrittenExpiry = claim.expiry;
-        this.confirmedExpiry = claim.expiry;
-        this.notBefore = claim.notBefore;
-        this.takenFrom = claim.takenFrom;
-        this.machineId = claim.machineId;
-        lease.renew(claim.expiry);
-        heartbeat = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "vesta-machine-id-heartbeat-" + table + "-" + claim.machineId);
-            thread.setDaemon(true);
-            return thread;
-        });
-        heartbeat.scheduleWithFixedDelay(this::heartbeatQuietly, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
-        LOG.log(Level.INFO, () -> "Leased machine ID " + claim.machineId + " from table " + table + " as owner '" + owner
-                + "'" + (claim.takenFrom != null ? ", taken over from '" + claim.takenFrom + "' (IDs start after "
-                + Instant.ofEpochMilli(claim.notBefore) + ")" : "") + "; lease until " + Instant.ofEpochMilli(claim.expiry));
-        return claim.machineId;
+    }
+
+    /**
+     * close() ran while the claim was in the database and found no machine ID to release: nothing was issued
+     * under the claim, so give the row back here, where the database is ours anyway.
+     */
+    private IllegalStateException closedWhileAcquiring(Claim claim) {
+        long now = timeSource.currentTimeMillis();
+        String outcome;
+        try {
+            outcome = releaseRow(claim.machineId, claim.generation, releaseMark(claim.notBefore, claim.expiry, now), now) == 1
+                    ? "the row was released"
+                    : "the row had already changed hands";
+        } catch (SQLException | RuntimeException e) {
+            outcome = "the row could not be released (" + e.getMessage() + ") and becomes free when its lease ends at "
+                    + Instant.ofEpochMilli(claim.expiry);
+        }
+        return new IllegalStateException("This DbMachineIdProvider was closed while it leased machine ID " + claim.machineId
+                + " from table " + table + "; " + outcome);
     }
 
     private Claim claim(Connection connection, MachineIdRange range) throws SQLException {
         int maxRounds = (int) range.size() + 16;
+        rounds:
         for (int round = 0; round < maxRounds; round++) {
             long now = timeSource.currentTimeMillis();
             List<Row> rows = readRange(connection, range);
@@ -188,7 +268,10 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                     if (own != null) {
                         return own;
                     }
-                    break;
+                    // The row changed after it was read: the previous run renewed it (it is still alive) or
+                    // another node took it. Read it again rather than walk a snapshot known to be stale, so that
+                    // a restart still gets its own ID back, after the high water committed now.
+                    continue rounds;
                 }
             }
             // Walk the candidates of this snapshot upwards; a few lost races mean others are claiming too, and
@@ -221,7 +304,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
             }
         }
         throw new MachineIdUnavailableException("Gave up leasing a machine ID from table " + table + " (range " + range
-                + ") after " + maxRounds + " rounds in which other nodes took every candidate first");
+                + ") after " + maxRounds + " rounds in which every candidate changed before this node could take it"
+                + " (other nodes claiming the same IDs, or a live process of owner '" + owner + "' renewing its row)");
     }
 
     private MachineIdUnavailableException rangeFull(MachineIdRange range, List<Row> rows, long now) {
@@ -272,10 +356,17 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         }
     }
 
-    /** The row's own owner after a restart, or an expired row of someone else's. */
+    /**
+     * The row's own owner after a restart, or an expired row of someone else's: succeeds only if the row is
+     * still exactly as read, so that {@code row.highWater} is the high water committed when it changes hands.
+     */
     private Claim takeOver(Connection connection, Row row, long now) throws SQLException {
         long expiry = now + leaseMillis;
         long highWater = Math.max(row.highWater, expiry);
+        Runnable hook = beforeTakeOver;
+        if (hook != null) {
+            hook.run();
+        }
         try (PreparedStatement update = prepare(connection, takeOver)) {
             update.setString(1, owner);
             update.setLong(2, expiry);
@@ -283,6 +374,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
             update.setLong(4, row.generation + 1);
             update.setLong(5, row.machineId);
             update.setLong(6, row.generation);
+            update.setLong(7, row.leaseExpiry);
+            update.setLong(8, row.highWater);
             if (update.executeUpdate() != 1) {
                 return null;
             }
@@ -324,7 +417,17 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      * held afterwards. A failure leaves the lease to run out by itself; a row found in other hands revokes it
      * for good.
      */
-    synchronized boolean heartbeat() {
+    boolean heartbeat() {
+        // Locked before the check, so that a caller returns only after any heartbeat already in the database.
+        database.lock();
+        try {
+            return renew();
+        } finally {
+            database.unlock();
+        }
+    }
+
+    private boolean renew() {
         if (closed || lost || machineId < 0) {
             return false;
         }
@@ -344,9 +447,18 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                 }
             });
             if (updated == 1) {
-                // Only now is the new high-water mark committed, so only now may the node issue up to it.
-                confirmedExpiry = expiry;
-                lease.renew(expiry);
+                synchronized (state) {
+                    if (closed) {
+                        // close() revoked the lease while this renewal was in the database: renewing the local
+                        // lease now would let IDs out after close() began. The row keeps the renewed lease until
+                        // close()'s release gets the database (if it still does in time) or the lease ends: that
+                        // only delays the next holder.
+                        return false;
+                    }
+                    // Only now is the new high-water mark committed, so only now may the node issue up to it.
+                    confirmedExpiry = expiry;
+                    lease.renew(expiry);
+                }
                 if (failing) {
                     failing = false;
                     LOG.log(Level.INFO, () -> "Renewed the lease on machine ID " + machineId + " in table " + table
@@ -374,60 +486,120 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     }
 
     private void lose(String reason) {
-        lost = true;
         String message = "machine ID " + machineId + " is no longer this node's (owner '" + owner + "'): " + reason
                 + "; build a new generator to lease another ID";
-        lease.revoke(message);
+        synchronized (state) {
+            lost = true;
+            if (!closed) {
+                lease.revoke(message);
+            }
+        }
         LOG.log(Level.ERROR, message);
         heartbeat.shutdown();
     }
 
     /**
-     * Stops the heartbeat and releases the row: its lease ends now, so another node may take it at once, but
-     * the owner stays, so a restart of this node gets the same ID back. Call after the last ID.
+     * Revokes the lease at once (no ID is issued after close() began), stops the heartbeat and releases the
+     * row: its lease ends now, so another node may take it at once, but the owner stays, so a restart of this
+     * node gets the same ID back. Call after the last ID.
+     *
+     * <p>Returns within {@link #closeTimeout()} (the query timeout plus one second) whatever the database does.
+     * The release waits at most one second for a heartbeat that is in the database; if one is still there (a
+     * partition can keep a JDBC call waiting for minutes of TCP retries), or the release itself does not finish
+     * in time, the row is left as it is and frees itself when its lease ends, which is logged.
      */
     @Override
     public void close() {
         ScheduledExecutorService executor;
-        synchronized (this) {
+        boolean held;
+        synchronized (state) {
             if (closed) {
                 return;
             }
             closed = true;
             executor = heartbeat;
+            held = machineId >= 0 && !lost;
+            if (held) {
+                lease.revoke("the machine-ID provider was closed");
+            }
         }
+        // Read after the revocation: every ID issued before it carries an earlier clock reading.
+        long now = timeSource.currentTimeMillis();
         if (executor != null) {
             executor.shutdownNow();
-            try {
-                executor.awaitTermination(queryTimeoutSeconds + 1L, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
-        synchronized (this) {
-            if (machineId < 0 || lost) {
-                return;
+        if (!held) {
+            return;
+        }
+        // On a thread of its own, so that neither a heartbeat stuck in the driver nor a release stuck the same
+        // way (neither getConnection nor a socket read honours a query timeout on a partitioned network) can
+        // hold close() past its bound.
+        FutureTask<String> release = new FutureTask<>(() -> release(now));
+        Thread thread = new Thread(release, "vesta-machine-id-release-" + table + "-" + machineId);
+        thread.setDaemon(true);
+        thread.start();
+        String problem;
+        try {
+            problem = release.get(closeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            problem = "the release did not finish within " + closeTimeoutMillis() + " ms (it may still land)";
+        } catch (ExecutionException e) {
+            problem = "the release failed: " + e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            problem = "close() was interrupted (the release may still land)";
+        }
+        if (problem != null) {
+            LOG.log(Level.WARNING, "Did not release machine ID " + machineId + " in table " + table + ": " + problem
+                    + "; the row becomes free by itself when its lease ends (the last expiry this node wrote is "
+                    + Instant.ofEpochMilli(lastWrittenExpiry) + "). No ID was issued after close() began.");
+        }
+    }
+
+    /** The release of close(): null when done (or nothing was left to release), else what kept it from being done. */
+    private String release(long now) throws InterruptedException {
+        if (!database.tryLock(CLOSE_WAIT_FOR_DATABASE_MILLIS, TimeUnit.MILLISECONDS)) {
+            // Releasing under a heartbeat that hangs in the database would mean waiting for it; the row's lease
+            // ends by itself, and nothing is issued meanwhile.
+            return "a heartbeat has been in the database for over " + CLOSE_WAIT_FOR_DATABASE_MILLIS + " ms";
+        }
+        try {
+            if (lost) {
+                return null;
             }
-            lease.revoke("the machine-ID provider was closed");
-            // Read after the revocation: every ID issued before it carries an earlier clock reading (and none
-            // is past the confirmed expiry), so this exact mark lets the next holder start now rather than at
-            // the end of the lease. If the row was taken over meanwhile, the generation makes this a no-op.
-            long now = timeSource.currentTimeMillis();
-            long highWater = Math.min(confirmedExpiry, now + 1);
-            try (Connection connection = dataSource.getConnection()) {
-                inAutoCommit(connection, () -> {
-                    try (PreparedStatement update = prepare(connection, renew)) {
-                        update.setLong(1, now);
-                        update.setLong(2, highWater);
-                        update.setLong(3, machineId);
-                        update.setLong(4, generation);
-                        return update.executeUpdate();
-                    }
-                });
-            } catch (SQLException | RuntimeException e) {
-                LOG.log(Level.WARNING, "Cannot release machine ID " + machineId + " in table " + table + " ("
-                        + e.getMessage() + "); it becomes free when its lease ends at " + Instant.ofEpochMilli(lastWrittenExpiry));
-            }
+            // If the row was taken over meanwhile, the generation makes this a no-op.
+            releaseRow(machineId, generation, releaseMark(notBefore, confirmedExpiry, now), now);
+            return null;
+        } catch (SQLException | RuntimeException e) {
+            return e.getMessage();
+        } finally {
+            database.unlock();
+        }
+    }
+
+    /**
+     * The high water a release writes. Every ID this node issued carries a time before {@code now + 1} (the
+     * lease was revoked before {@code now} was read) and before {@code confirmedExpiry} (the lease never ran
+     * past it), so that exact mark lets the next holder start at once rather than at the end of the lease. But
+     * never below the mark this node inherited: the row's previous holder may still issue up to it (it learns
+     * at its next heartbeat that the row is gone), and the next holder must start after it too.
+     */
+    private static long releaseMark(Long inherited, long confirmedExpiry, long now) {
+        long own = Math.min(confirmedExpiry, now + 1);
+        return inherited == null ? own : Math.max(inherited, own);
+    }
+
+    private int releaseRow(long id, long heldGeneration, long highWater, long now) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return inAutoCommit(connection, () -> {
+                try (PreparedStatement update = prepare(connection, renew)) {
+                    update.setLong(1, now);
+                    update.setLong(2, highWater);
+                    update.setLong(3, id);
+                    update.setLong(4, heldGeneration);
+                    return update.executeUpdate();
+                }
+            });
         }
     }
 
@@ -548,6 +720,23 @@ public final class DbMachineIdProvider implements MachineIdProvider {
 
     public Duration heartbeatInterval() {
         return Duration.ofMillis(heartbeatMillis);
+    }
+
+    /**
+     * The query timeout of every statement: the lease rounded up to whole seconds, since a statement that
+     * outlives the lease can no longer keep it.
+     */
+    public Duration queryTimeout() {
+        return Duration.ofSeconds(queryTimeoutSeconds);
+    }
+
+    /** The longest {@link #close()} takes: the query timeout plus the one second it may wait for a heartbeat. */
+    public Duration closeTimeout() {
+        return Duration.ofMillis(closeTimeoutMillis());
+    }
+
+    private long closeTimeoutMillis() {
+        return queryTimeoutSeconds * 1000L + CLOSE_WAIT_FOR_DATABASE_MILLIS;
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,11 +27,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * What {@link DbMachineIdProvider} promises, run against each database by a subclass. Every test works in a
@@ -282,7 +288,8 @@ abstract class DbMachineIdProviderContract {
         EmbeddedIdService a = service(provider(dataSource, "node-a", clock), clock);
         long last = a.genId();
         a.close();
-        assertThatThrownBy(a::genId).hasMessageContaining("the machine-ID provider was closed");
+        assertThatThrownBy(a::genId).isInstanceOf(IllegalStateException.class).hasMessageContaining("was closed");
+        assertThat(a.machineIdLease().lostReason()).isEqualTo("the machine-ID provider was closed");
         assertThat(rowValue(a.machineId(), "lease_expiry")).isEqualTo(T0.toEpochMilli());
 
         EmbeddedIdService b = service(provider(dataSource, "node-b", clock), clock);
@@ -329,6 +336,230 @@ abstract class DbMachineIdProviderContract {
             }
         });
         assertThat(dataSource.opened()).isGreaterThanOrEqualTo(2);
+    }
+
+    /** The IDs that appear in both. */
+    static Set<Long> repeated(long[] a, long[] b) {
+        Set<Long> ofA = Arrays.stream(a).boxed().collect(Collectors.toSet());
+        return Arrays.stream(b).filter(ofA::contains).boxed().collect(Collectors.toSet());
+    }
+
+    /** Runs {@code action} the first time only: the race is staged once, then the provider may retry in peace. */
+    static Runnable once(Runnable action) {
+        AtomicBoolean done = new AtomicBoolean();
+        return () -> {
+            if (done.compareAndSet(false, true)) {
+                action.run();
+            }
+        };
+    }
+
+    @Test
+    void aRenewalCommittedBetweenATakeoversReadAndItsWriteKeepsTheRowWithItsHolderAndNoIdRepeats() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        // A falls behind on heartbeats (a GC pause): 50 s without one, its lease (until T0 + 60 s) still held.
+        clockA.advance(Duration.ofSeconds(50));
+        // B's clock is 10 s ahead: B finds A's lease over and reads the row; before B writes, A's late heartbeat
+        // commits and pushes lease and high water to T0 + 110 s.
+        ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
+        DbMachineIdProvider providerB = provider(pooled(2), "node-b", clockB);
+        AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
+        providerB.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        EmbeddedIdService b = service(providerB, clockB);
+        assertThat(renewedInBetween.get()).as("A's heartbeat ran between B's read and B's write, and committed").isTrue();
+
+        // Both issue at the same instant: inside A's renewed lease, and after the high water B read.
+        Instant same = T0.plusSeconds(60).plusMillis(1);
+        clockA.set(same);
+        clockB.set(same);
+        long[] idsOfA = a.genIds(1000);
+        long[] idsOfB = b.genIds(1000);
+
+        Set<Long> repeated = repeated(idsOfA, idsOfB);
+        assertThat(repeated).as("%d of B's first 1000 IDs (machine ID %d) repeat A's (machine ID %d)",
+                repeated.size(), b.machineId(), a.machineId()).isEmpty();
+        // The renewal won: B's takeover matched no row, so B went on to the next free ID.
+        assertThat(b.machineId()).isNotEqualTo(a.machineId());
+        assertThat(b.machineIdSource()).doesNotContain("taken over");
+        assertThat(rowValue(a.machineId(), "generation")).isEqualTo(1);
+        assertThat(rowValue(a.machineId(), "high_water")).isEqualTo(T0.plusSeconds(110).toEpochMilli());
+        assertThat(providerA.heartbeat()).as("A still holds its row").isTrue();
+        assertThat(a.genId()).isPositive();
+    }
+
+    @Test
+    void aRestartThatReadsItsRowJustBeforeThePreviousRunRenewsStartsAfterTheRenewedHighWater() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        clockA.advance(Duration.ofSeconds(10));
+        // node-a starts again while its previous run still lives (a replacement started before the old process
+        // died): the restart reads its row, then the old run's heartbeat commits a lease until T0 + 70 s.
+        ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(68));
+        DbMachineIdProvider restarted = provider(pooled(2), "node-a", clockR);
+        AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
+        restarted.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        EmbeddedIdService r = service(restarted, clockR);
+        assertThat(renewedInBetween.get()).as("the old run's heartbeat committed between the restart's read and write").isTrue();
+
+        clockA.set(T0.plusSeconds(68));
+        long[] idsOfOldRun = a.genIds(1000);
+        long[] idsOfRestart = r.genIds(1000);
+
+        Set<Long> repeated = repeated(idsOfOldRun, idsOfRestart);
+        assertThat(repeated).as("%d of the restart's first 1000 IDs repeat the old run's", repeated.size()).isEmpty();
+        // The restart read its row again and took it over with the high water committed at that moment.
+        assertThat(r.machineId()).isEqualTo(a.machineId());
+        assertThat(restarted.notBefore()).hasValue(T0.plusSeconds(70).toEpochMilli());
+        assertThat(providerA.heartbeat()).isFalse();
+        assertThat(providerA.lease().lostReason()).contains("taken over by owner 'node-a'");
+    }
+
+    @Test
+    void aReleaseRightAfterATakeoverKeepsTheHighWaterItTookOver() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        // A restart of node-a takes the row over while the old run still holds its lease until T0 + 60 s, so
+        // it may issue only after that; it is closed at T0 + 1 s, before it issued anything.
+        ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(1));
+        DbMachineIdProvider restarted = provider(pooled(2), "node-a", clockR);
+        assertThat(restarted.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(restarted.notBefore()).hasValue(T0.plusSeconds(60).toEpochMilli());
+        restarted.close();
+        // Node C takes the released row at T0 + 59 s, while the old run, which has not yet noticed it lost the
+        // row, still issues within its lease.
+        ManualTimeSource clockC = new ManualTimeSource(T0.plusSeconds(59));
+        DbMachineIdProvider providerC = provider(pooled(2), "node-c", clockC);
+        EmbeddedIdService c = service(providerC, clockC);
+        clockA.set(T0.plusSeconds(59));
+        long[] idsOfA = a.genIds(1000);
+        long[] idsOfC = c.genIds(1000);
+
+        assertThat(c.machineId()).isEqualTo(a.machineId());
+        Set<Long> repeated = repeated(idsOfA, idsOfC);
+        assertThat(repeated).as("%d of C's first 1000 IDs repeat A's", repeated.size()).isEmpty();
+        assertThat(providerC.notBefore()).hasValue(T0.plusSeconds(60).toEpochMilli());
+    }
+
+    @Test
+    void closeReturnsInTimeAndRevokesTheLeaseWhileAHeartbeatIsStuckGettingAConnection() throws Exception {
+        closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint.CONNECTION);
+    }
+
+    @Test
+    void closeReturnsInTimeAndRevokesTheLeaseWhileAHeartbeatIsStuckInAStatement() throws Exception {
+        closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint.STATEMENT);
+    }
+
+    /** The bound close() documents for a one-second lease: the query timeout (1 s) plus one second. */
+    static final Duration CLOSE_BOUND_OF_A_ONE_SECOND_LEASE = Duration.ofSeconds(2);
+    /** Room for the test's own threads to be scheduled on a busy machine. */
+    static final Duration SCHEDULING_SLACK = Duration.ofMillis(750);
+
+    private void closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint point) throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(3);
+        DbMachineIdProvider provider = builder(dataSource, "node-a", clock)
+                .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
+        toClose.add(provider);
+        assertThat(provider.closeTimeout()).isEqualTo(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE);
+        EmbeddedIdService service = service(provider, clock);
+        service.genId();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        TestDataSource.Stall stall = dataSource.stall(point);
+        try {
+            Future<Boolean> stuck = threads.submit(provider::heartbeat);
+            assertThat(stall.awaitBlocked(Duration.ofSeconds(10))).as("a heartbeat hangs in the database").isTrue();
+
+            long started = System.nanoTime();
+            Future<?> closing = threads.submit(provider::close);
+            try {
+                closing.get(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                fail("close() had not returned " + CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis()
+                        + " ms after it was called: it waits for the heartbeat stuck at " + point);
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(took).as("how long close() took").isLessThanOrEqualTo(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plus(SCHEDULING_SLACK));
+            assertThatThrownBy(service::genId).isInstanceOf(MachineIdUnavailableException.class)
+                    .hasMessageContaining("the machine-ID provider was closed");
+            assertThat(rowValue(service.machineId(), "lease_expiry")).as("not released under a heartbeat that holds the row")
+                    .isGreaterThan(T0.toEpochMilli());
+
+            // The stuck heartbeat gets through at last and its renewal commits: the lease must stay revoked.
+            stall.release();
+            assertThat(stuck.get(10, TimeUnit.SECONDS)).as("a heartbeat that ends after close()").isFalse();
+            assertThat(provider.heartbeat()).isFalse();
+            assertThat(provider.lease().isHeldAt(clock.currentTimeMillis())).isFalse();
+            assertThatThrownBy(service::genId).hasMessageContaining("the machine-ID provider was closed");
+        } finally {
+            stall.release();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void closeReturnsInTimeWhileAcquireIsStuckAndTheRowAcquireThenClaimsIsReleased() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(3);
+        DbMachineIdProvider provider = builder(dataSource, "node-a", clock)
+                .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
+        toClose.add(provider);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        TestDataSource.Stall stall = dataSource.stall(TestDataSource.StallPoint.STATEMENT);
+        try {
+            Future<Long> acquiring = threads.submit(() -> provider.acquire(MachineIdRange.EMBEDDED));
+            assertThat(stall.awaitBlocked(Duration.ofSeconds(10))).as("acquire hangs in the database").isTrue();
+
+            long started = System.nanoTime();
+            Future<?> closing = threads.submit(provider::close);
+            try {
+                closing.get(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                fail("close() had not returned " + CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis()
+                        + " ms after it was called: it waits for the stuck acquire");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("how long close() took")
+                    .isLessThanOrEqualTo(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plus(SCHEDULING_SLACK));
+
+            stall.release();
+            assertThatThrownBy(() -> acquiring.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("was closed while it leased machine ID 0");
+            assertThat(provider.lease().isHeldAt(clock.currentTimeMillis())).isFalse();
+            // The row acquire claimed after close() began was given back at once.
+            assertThat(rowValue(0, "lease_expiry")).isEqualTo(T0.toEpochMilli());
+            assertThat(provider(pooled(1), "node-b", clock).acquire(MachineIdRange.EMBEDDED)).isZero();
+        } finally {
+            stall.release();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void everyStatementTheProviderRunsCarriesAQueryTimeout() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(2);
+        DbMachineIdProvider first = builder(dataSource, "node-a", clock).initializeSchema(true).build();
+        toClose.add(first);
+        long id = first.acquire(MachineIdRange.EMBEDDED);
+        assertThat(first.heartbeat()).isTrue();
+        DbMachineIdProvider restarted = provider(dataSource, "node-a", clock);
+        assertThat(restarted.acquire(MachineIdRange.EMBEDDED)).isEqualTo(id);
+        assertThat(first.heartbeat()).as("taken over: the heartbeat reads the row to say by whom").isFalse();
+        restarted.close();
+
+        List<TestDataSource.Executed> executed = dataSource.executed();
+        // DDL, the range SELECT, INSERT, renewal, takeover, the single-row SELECT and the release.
+        assertThat(executed.stream().map(e -> e.sql().split("\\s+")[0].toUpperCase(java.util.Locale.ROOT)).distinct())
+                .contains("CREATE", "SELECT", "INSERT", "UPDATE");
+        assertThat(executed).hasSizeGreaterThanOrEqualTo(9)
+                .allSatisfy(e -> assertThat(e.queryTimeoutSeconds()).as("query timeout of: %s", e.sql()).isPositive());
     }
 
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {

@@ -39,6 +39,8 @@ class DbMachineIdProviderTest {
 
         assertThat(provider.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
         assertThat(provider.heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(provider.queryTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(provider.closeTimeout()).isEqualTo(Duration.ofSeconds(31));
         assertThat(provider.owner()).endsWith(":" + ProcessHandle.current().pid()).isEqualTo(DbMachineIdProvider.defaultOwner());
         assertThat(provider.table()).isEqualTo("ids.vesta_machine");
         assertThat(provider.lease().isHeldAt(0)).as("nothing is held before acquire").isFalse();

@@ -6,11 +6,17 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
@@ -21,6 +27,11 @@ import java.util.logging.Logger;
  * (PostgreSQL allows 100) and reuses them, as an application's pool would.
  * In {@code single} mode it hands out one physical connection again and again, like a pool of one, so a test
  * can break that connection on the server and see the provider hit a real driver error.
+ *
+ * <p>A {@link #stall(StallPoint) stall} makes every {@code getConnection}, or every statement execution, hang
+ * until the test lets it go, ignoring interrupts: a JDBC call stuck on a partitioned network, which neither a
+ * pool's timeout nor a query timeout (sent over that same network) ends. Every statement executed through
+ * the source is recorded with the query timeout it carried.
  */
 final class TestDataSource implements DataSource {
 
@@ -30,6 +41,8 @@ final class TestDataSource implements DataSource {
     private final AtomicInteger opened = new AtomicInteger();
     private final ConcurrentLinkedQueue<Connection> idle = new ConcurrentLinkedQueue<>();
     private volatile boolean down;
+    private volatile Stall stall;
+    private final ConcurrentLinkedQueue<Executed> executed = new ConcurrentLinkedQueue<>();
     private Connection cached;
 
     private TestDataSource(String url, boolean single, int maxOpen) {
@@ -50,6 +63,74 @@ final class TestDataSource implements DataSource {
 
     void down(boolean down) {
         this.down = down;
+    }
+
+    /** Where a stall holds its callers. */
+    enum StallPoint { CONNECTION, STATEMENT }
+
+    /** One statement execution: its SQL and the query timeout (seconds, 0 for none) set on it then. */
+    record Executed(String sql, int queryTimeoutSeconds) {
+    }
+
+    /** From now on, every call at {@code point} hangs until {@link Stall#release()}. */
+    Stall stall(StallPoint point) {
+        Stall stall = new Stall(point);
+        this.stall = stall;
+        return stall;
+    }
+
+    /** Every statement executed so far, in order. */
+    List<Executed> executed() {
+        return List.copyOf(executed);
+    }
+
+    /** A hang at one point of the JDBC API, let go by the test. */
+    static final class Stall {
+
+        private final StallPoint point;
+        private final CountDownLatch open = new CountDownLatch(1);
+        private final CountDownLatch blocked = new CountDownLatch(1);
+
+        private Stall(StallPoint point) {
+            this.point = point;
+        }
+
+        /** Waits until some caller hangs in the stall. */
+        boolean awaitBlocked(Duration timeout) throws InterruptedException {
+            return blocked.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /** Lets every caller through, now and from now on. */
+        void release() {
+            open.countDown();
+        }
+
+        private void hold(StallPoint at) {
+            if (at != point) {
+                return;
+            }
+            blocked.countDown();
+            // A driver blocked in a socket read does not notice an interrupt; neither does this.
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    open.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void hold(StallPoint at) {
+        Stall current = stall;
+        if (current != null) {
+            current.hold(at);
+        }
     }
 
     /** Closes the physical connections not in use; call when the test is done. */
@@ -75,6 +156,7 @@ final class TestDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
+        hold(StallPoint.CONNECTION);
         if (single) {
             synchronized (this) {
                 // While switched down a broken connection is handed out as it is, so the provider meets the
@@ -122,19 +204,43 @@ final class TestDataSource implements DataSource {
         void close() throws SQLException;
     }
 
-    private static Connection wrap(Connection connection, Closer closer) {
+    private Connection wrap(Connection connection, Closer closer) {
         return (Connection) Proxy.newProxyInstance(TestDataSource.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("close") && method.getParameterCount() == 0) {
                         closer.close();
                         return null;
                     }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
+                    Object result = invoke(connection, method, args);
+                    if (result instanceof PreparedStatement statement && method.getName().equals("prepareStatement")) {
+                        return watch(statement, PreparedStatement.class, (String) args[0]);
                     }
+                    if (result instanceof Statement statement && method.getName().equals("createStatement")) {
+                        return watch(statement, Statement.class, null);
+                    }
+                    return result;
                 });
+    }
+
+    /** Records each execution with the timeout the statement carries at that moment, and stalls it if asked. */
+    private <S extends Statement> S watch(S statement, Class<S> type, String preparedSql) {
+        return type.cast(Proxy.newProxyInstance(TestDataSource.class.getClassLoader(), new Class<?>[] {type},
+                (proxy, method, args) -> {
+                    if (method.getName().startsWith("execute")) {
+                        String sql = preparedSql != null ? preparedSql : args != null && args.length > 0 ? String.valueOf(args[0]) : "?";
+                        executed.add(new Executed(sql.strip(), statement.getQueryTimeout()));
+                        hold(StallPoint.STATEMENT);
+                    }
+                    return invoke(statement, method, args);
+                }));
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     @Override
