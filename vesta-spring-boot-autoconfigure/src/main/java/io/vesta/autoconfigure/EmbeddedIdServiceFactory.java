@@ -46,9 +46,20 @@ public final class EmbeddedIdServiceFactory {
             builder.maxBackwardWait(checkDuration("vesta.clock.max-backward-wait", maxBackwardWait, Duration.ZERO,
                     EmbeddedIdService.MAX_BACKWARD_WAIT_LIMIT));
         }
+        VestaProperties.TimeStore timeStore = properties.getTimeStore();
         if (timestampStore != null) {
-            builder.timestampStore(timestampStore).persistStep(checkDuration("vesta.time-store.persist-step",
-                    properties.getTimeStore().getPersistStep(), Duration.ofMillis(1), Duration.ofHours(1)));
+            builder.timestampStore(timestampStore);
+        } else if (timeStore.isEnabled()) {
+            if (timeStore.getDirectory() == null) {
+                throw new InvalidVestaPropertyException("vesta.time-store.directory", null,
+                        "a directory this process may write, such as /var/lib/vesta",
+                        "is required while vesta.time-store.enabled is true");
+            }
+            builder.timestampStoreDirectory(timeStore.getDirectory());
+        }
+        if (timestampStore != null || timeStore.isEnabled()) {
+            builder.persistStep(checkDuration("vesta.time-store.persist-step", timeStore.getPersistStep(),
+                    Duration.ofMillis(1), Duration.ofHours(1)));
         }
         return builder.build();
     }

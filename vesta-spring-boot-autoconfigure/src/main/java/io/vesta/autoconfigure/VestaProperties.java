@@ -384,11 +384,33 @@ public class VestaProperties {
     /** {@code vesta.time-store.*}. */
     public static class TimeStore {
 
-        /** File that keeps a high-water mark ahead of issued time, so a restart with the clock set back cannot repeat IDs. Unset: nothing is persisted. */
+        /** Whether a high-water mark is kept ahead of issued time, so that a restart with the clock set back cannot repeat IDs. On by default; turn it off only where the clock cannot be set back, or the mark cannot be kept. */
+        private boolean enabled = true;
+
+        /** Directory of the high-water marks, one file per generator named by type, machine ID, gen-method and epoch, locked while the generator runs. Containers should mount it on a volume that outlives the container. */
+        private Path directory = Path.of(System.getProperty("java.io.tmpdir"), "vesta");
+
+        /** One file for the high-water mark instead of a file in the directory; in server mode both generators share it, keeping the higher mark. */
         private Path file;
 
         /** How far ahead of issued time the high-water mark is written each time; a restart right after a crash waits up to this long. */
         private Duration persistStep = Duration.ofSeconds(3);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Path getDirectory() {
+            return directory;
+        }
+
+        public void setDirectory(Path directory) {
+            this.directory = directory;
+        }
 
         public Path getFile() {
             return file;

@@ -9,6 +9,8 @@ import io.vesta.layout.IdCodec;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.sequence.SequencerStrategy;
+import io.vesta.ClockMovedBackwardsException;
+import io.vesta.time.FileTimestampStore;
 import io.vesta.time.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
@@ -25,6 +27,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class VestaAutoConfigurationTests {
 
@@ -73,11 +76,11 @@ class VestaAutoConfigurationTests {
 
     @Test
     void ipListStrategyUsesThePositionOfThisHostsAddress() {
-        runner.withPropertyValues("vesta.machine-id.strategy=ip-list", "vesta.machine-id.ip-list=192.0.2.1,127.0.0.1",
+        runner.withPropertyValues("vesta.machine-id.strategy=ip-list", "vesta.machine-id.ip-list=192.0.2.1," + ThisHost.routableAddress(),
                 "vesta.machine-id.embedded-range.min=100").run(context -> {
                     EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
                     assertThat(service.machineId()).isEqualTo(101);
-                    assertThat(service.machineIdSource()).isEqualTo("ip-list (127.0.0.1 at position 1)");
+                    assertThat(service.machineIdSource()).isEqualTo("ip-list (" + ThisHost.routableAddress() + " at position 1)");
                 });
     }
 
@@ -96,9 +99,50 @@ class VestaAutoConfigurationTests {
     }
 
     @Test
-    void withoutATimeStoreFileNothingIsPersisted() {
-        runner.withPropertyValues("vesta.machine-id.value=5")
-                .run(context -> assertThat(context).doesNotHaveBean(TimestampStore.class));
+    void byDefaultTheMarkIsKeptInAFileOfTheTemporaryDirectoryNamedByTheGenerator() {
+        runner.withPropertyValues("vesta.machine-id.value=17", "vesta.type=min-granularity").run(context -> {
+            assertThat(context).doesNotHaveBean(TimestampStore.class);
+            EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+            service.genId();
+            assertThat(((FileTimestampStore) service.timestampStore()).file()).isEqualTo(Path.of(
+                    System.getProperty("java.io.tmpdir"), "vesta", "vesta-min-granularity-machine-17-embedded-epoch-1420041600000.mark"));
+            assertThat(((FileTimestampStore) service.timestampStore()).file()).exists();
+        });
+    }
+
+    @Test
+    void byDefaultARestartWithTheClockSetBackDoesNotRepeatIds(@TempDir Path dir) {
+        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-06-01T12:00:00Z"));
+        ApplicationContextRunner node = runner.withBean(TimeSource.class, () -> clock)
+                .withPropertyValues("vesta.machine-id.value=5", "vesta.time-store.directory=" + dir);
+        long[] before = new long[1];
+        node.run(context -> before[0] = context.getBean(IdService.class).genId());
+
+        clock.advance(Duration.ofMinutes(-10)); // NTP set the clock back while the node was down
+        node.run(context -> {
+            IdService service = context.getBean(IdService.class);
+            assertThatThrownBy(service::genId).isInstanceOf(ClockMovedBackwardsException.class);
+            clock.advance(Duration.ofMinutes(10).plusSeconds(1));
+            assertThat(service.genId()).isGreaterThan(before[0]);
+        });
+    }
+
+    @Test
+    void theMarkCanBeSwitchedOff(@TempDir Path dir) {
+        runner.withPropertyValues("vesta.machine-id.value=5", "vesta.time-store.enabled=false",
+                "vesta.time-store.directory=" + dir).run(context -> {
+                    EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                    service.genId();
+                    assertThat(service.timestampStore()).isNull();
+                    assertThat(dir).isEmptyDirectory();
+                });
+    }
+
+    @Test
+    void twoContextsUnderOneMachineIdOnOneHostAreRefused(@TempDir Path dir) {
+        ApplicationContextRunner node = runner.withPropertyValues("vesta.machine-id.value=5", "vesta.time-store.directory=" + dir);
+        node.run(first -> node.run(second -> assertThat(second).getFailure().rootCause()
+                .hasMessageContaining("in use by another generator")));
     }
 
     @Test
@@ -124,7 +168,9 @@ class VestaAutoConfigurationTests {
     @Test
     void aTimeSourceOfTheUsersOwnDrivesTheClock() {
         ManualTimeSource clock = new ManualTimeSource(Instant.parse("2030-05-05T05:05:05Z"));
-        runner.withBean(TimeSource.class, () -> clock).withPropertyValues("vesta.machine-id.value=5").run(context -> {
+        // A clock of the test's own writes marks at its own times: kept out of the shared directory.
+        runner.withBean(TimeSource.class, () -> clock).withPropertyValues("vesta.machine-id.value=5",
+                "vesta.time-store.enabled=false").run(context -> {
             IdService service = context.getBean(IdService.class);
             assertThat(service.transTime(service.expId(service.genId()).time())).isEqualTo(clock.now());
         });

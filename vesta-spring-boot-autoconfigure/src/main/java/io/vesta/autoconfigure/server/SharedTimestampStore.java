@@ -16,6 +16,8 @@ final class SharedTimestampStore {
     private final TimestampStore store;
     private final long[] marks;
     private long written = Long.MIN_VALUE;
+    /** How many views are open: the store (and its lock) is taken by the first and given back by the last. */
+    private int open;
 
     SharedTimestampStore(TimestampStore store, int views) {
         this.store = store;
@@ -25,6 +27,35 @@ final class SharedTimestampStore {
 
     TimestampStore view(int index) {
         return new TimestampStore() {
+
+            private boolean viewOpen;
+
+            @Override
+            public void open() {
+                synchronized (SharedTimestampStore.this) {
+                    if (viewOpen) {
+                        throw new IllegalStateException("view " + index + " of " + store + " is already open");
+                    }
+                    if (open == 0) {
+                        store.open();
+                    }
+                    open++;
+                    viewOpen = true;
+                }
+            }
+
+            @Override
+            public void close() {
+                synchronized (SharedTimestampStore.this) {
+                    if (!viewOpen) {
+                        return;
+                    }
+                    viewOpen = false;
+                    if (--open == 0) {
+                        store.close();
+                    }
+                }
+            }
 
             @Override
             public OptionalLong load() {

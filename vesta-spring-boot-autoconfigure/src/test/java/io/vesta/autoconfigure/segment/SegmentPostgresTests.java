@@ -40,12 +40,13 @@ class SegmentPostgresTests {
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
                         VestaSegmentAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=" + url, "spring.datasource.hikari.maximum-pool-size=4",
-                        "vesta.machine-id.value=3", "vesta.segment.enabled=true", "vesta.segment.initialize-schema=true",
+                        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=true",
                         "vesta.segment.auto-create=true", "vesta.segment.default-step=50", "vesta.segment.max-step=400",
                         "vesta.segment.table=" + table);
         ConcurrentLinkedQueue<Long> issued = new ConcurrentLinkedQueue<>();
         try {
-            node.run(first -> node.run(second -> {
+            // Two nodes: each its own machine ID, as two processes of a deployment have.
+            node.withPropertyValues("vesta.machine-id.value=3").run(first -> node.withPropertyValues("vesta.machine-id.value=4").run(second -> {
                 assertThat(first).hasNotFailed();
                 assertThat(second).hasNotFailed();
                 List<SegmentIdService> services = List.of(first.getBean(SegmentIdService.class),
