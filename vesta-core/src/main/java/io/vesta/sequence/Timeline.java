@@ -160,28 +160,24 @@ public final class Timeline {
     }
 
     /**
-     * The unit is used up: waits for the clock to reach the next one. The wait is bounded on the monotonic clock
-     * by the distance it had to go plus the step back that may be waited out: a wall clock stepped back further
-     * during the wait is a step back like any other, and is refused rather than waited out in full while the
-     * caller (and under LOCK or SYNCHRONIZED, every other caller) is held.
+     * The unit is used up: waits for the clock to reach the next one, at most a unit away. A wall clock stepped
+     * back before or during the wait by more than the step that may be waited out ends the wait with the
+     * exception, rather than holding the caller (and under LOCK or SYNCHRONIZED, every other caller) for the
+     * whole step.
      */
     void awaitUnitAfter(long unit) {
         exhaustedWaits.increment();
-        long target = startOf(unit + 1);
         long started = timeSource.nanoTime();
-        long distanceMillis = Math.max(0, target - timeSource.currentTimeMillis());
-        boolean reached = timeSource.sleepUntil(target, boundNanos(distanceMillis + maxBackwardWaitMillis));
-        exhaustedWaitNanos.add(timeSource.nanoTime() - started);
-        if (!reached) {
-            throw steppedBack(target);
+        try {
+            waitFor(startOf(unit + 1), unitMillis);
+        } finally {
+            exhaustedWaitNanos.add(timeSource.nanoTime() - started);
         }
     }
 
     /**
      * The clock reads earlier than {@code lastUnit}: waits if the step back is within the limit, else throws.
      * Returns at once if the clock has caught up in the meantime (another thread may simply have read it later).
-     * The wait is bounded on the monotonic clock by the limit, so the clock stepping back again while it waits
-     * ends the wait with the exception, not after the sum of the steps.
      */
     void awaitClockCatchUp(long lastUnit) {
         long now = timeSource.currentTimeMillis();
@@ -197,8 +193,35 @@ public final class Timeline {
         if (behind > maxBackwardWaitMillis) {
             throw new ClockMovedBackwardsException(Instant.ofEpochMilli(target), Instant.ofEpochMilli(now), maxBackwardWait);
         }
-        if (!timeSource.sleepUntil(target, boundNanos(maxBackwardWaitMillis))) {
-            throw steppedBack(target);
+        waitFor(target, 0);
+    }
+
+    /**
+     * Waits for the wall clock to reach {@code target}, which should be at most {@code expectedMillis} away
+     * (beyond a step back that may be waited out). Each sleep is bounded on the monotonic clock; when one ends
+     * early, the wait goes on only while the wall clock has kept pace with the monotonic one. So a thread that
+     * was descheduled for a while (a loaded machine) simply waits on, and a wall clock that fell behind the time
+     * that passed by more than {@code maxBackwardWait} (a step back during the wait) is refused at once.
+     */
+    private void waitFor(long target, long expectedMillis) {
+        long startWall = timeSource.currentTimeMillis();
+        long startNanos = timeSource.nanoTime();
+        if (target - startWall > expectedMillis + maxBackwardWaitMillis) {
+            throw steppedBack(target); // stepped back since the caller read the clock
+        }
+        for (;;) {
+            long distance = Math.max(0, target - timeSource.currentTimeMillis());
+            if (timeSource.sleepUntil(target, boundNanos(distance + maxBackwardWaitMillis))) {
+                return;
+            }
+            long now = timeSource.currentTimeMillis();
+            if (now >= target) {
+                return;
+            }
+            long passedMillis = (timeSource.nanoTime() - startNanos) / 1_000_000;
+            if (startWall + passedMillis - now > maxBackwardWaitMillis) {
+                throw steppedBack(target);
+            }
         }
     }
 

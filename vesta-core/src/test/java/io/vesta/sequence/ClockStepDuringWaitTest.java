@@ -27,16 +27,10 @@ class ClockStepDuringWaitTest {
 
     private static final Instant START = Instant.parse("2026-06-01T12:00:00Z");
 
-    /** A manual clock that steps its wall clock back by a set amount at the start of its first wait. */
-    private static final class StepBackOnFirstWait implements TimeSource {
+    /** A manual clock whose waits a test takes over. */
+    private abstract static class ManualClockWithWaitHook implements TimeSource {
 
         final ManualTimeSource clock = new ManualTimeSource(START);
-        private final Duration step;
-        private boolean stepped;
-
-        StepBackOnFirstWait(Duration step) {
-            this.step = step;
-        }
 
         @Override
         public long currentTimeMillis() {
@@ -46,6 +40,17 @@ class ClockStepDuringWaitTest {
         @Override
         public long nanoTime() {
             return clock.nanoTime();
+        }
+    }
+
+    /** A manual clock that steps its wall clock back by a set amount at the start of its first wait. */
+    private static final class StepBackOnFirstWait extends ManualClockWithWaitHook {
+
+        private final Duration step;
+        private boolean stepped;
+
+        StepBackOnFirstWait(Duration step) {
+            this.step = step;
         }
 
         @Override
@@ -87,27 +92,43 @@ class ClockStepDuringWaitTest {
 
         assertThatThrownBy(service::genId).isInstanceOf(ClockMovedBackwardsException.class);
 
-        assertThat(time.clock.slept()).isLessThanOrEqualTo(Duration.ofMillis(1000 + Timeline.WAIT_SLACK_MILLIS));
+        // The 100 ms the clock was behind, plus the 1 s that may be waited out (and the slack), not 10 minutes.
+        assertThat(time.clock.slept()).isLessThanOrEqualTo(Duration.ofMillis(100 + 1000 + Timeline.WAIT_SLACK_MILLIS));
         time.clock.set(START.plusSeconds(2));
         assertThat(service.genId()).isGreaterThan(before);
     }
 
-    /** Blocks the first caller that waits until the test lets it go; the wall clock never moves by itself. */
-    private static final class BlockingWait implements TimeSource {
+    /** A first wait that gives up early, as on a loaded machine, while the wall clock keeps pace: no step back. */
+    private static final class FirstWaitEndsEarly extends ManualClockWithWaitHook {
 
-        final ManualTimeSource clock = new ManualTimeSource(START);
+        private boolean first = true;
+
+        @Override
+        public synchronized boolean sleepUntil(long epochMillis, long maxNanos) {
+            if (first) {
+                first = false;
+                return false; // woke up with nothing reached; both clocks moved alike (not at all)
+            }
+            return clock.sleepUntil(epochMillis, maxNanos);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void aWaitCutShortWhileTheClockKeepsPaceGoesOnAndIsNoStepBack(SequencerStrategy strategy) {
+        FirstWaitEndsEarly time = new FirstWaitEndsEarly();
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(3)
+                .sequencer(strategy).timeSource(time).build();
+
+        assertThat(service.genIds(1500)).hasSize(1500).doesNotHaveDuplicates();
+        assertThat(service.clockBackwardSteps()).isZero();
+    }
+
+    /** Blocks the first caller that waits until the test lets it go; the wall clock never moves by itself. */
+    private static final class BlockingWait extends ManualClockWithWaitHook {
+
         final CountDownLatch waiting = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-
-        @Override
-        public long currentTimeMillis() {
-            return clock.currentTimeMillis();
-        }
-
-        @Override
-        public long nanoTime() {
-            return clock.nanoTime();
-        }
 
         @Override
         public boolean sleepUntil(long epochMillis, long maxNanos) {
