@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * whose sequence, offset by the range start, is its machine ID for good; a restart finds the node by the
  * owner's name and gets the same ID. Needs Curator on the classpath (an optional dependency of vesta-core).
  *
- * <p>Every {@code reportInterval} (3 s) the node writes its current time into its node. At start-up it refuses
+ * <p>Every {@code reportInterval} (3 s) the node writes its current time and lease end into its node. At start-up it refuses
  * when its clock is behind the time it last wrote (the clock was set back, IDs could repeat) or differs by
  * more than {@code maxClockDifference} from the average of the other live nodes' clocks. The ID is also
  * cached in a local file; when ZooKeeper cannot be reached at start-up the cached ID is used, so ZooKeeper
@@ -50,15 +50,26 @@ import java.util.regex.Pattern;
  * <p>When the sequence has passed the end of the range, a node takes over the ID of a node that has not
  * reported for {@code reclaimAfter} (7 days): pods whose addresses churn would otherwise use the range up.
  *
- * <p>The lease, and what a lost session means: nothing here is ephemeral, so an expired session takes nothing
- * away; the only way to lose the ID is a reclaim, which needs {@code reclaimAfter} without a report, measured
- * on the ZooKeeper servers' clock. So the node keeps issuing through a ZooKeeper outage (ZooKeeper is needed
- * to start the first time, not to run, as in Leaf) for up to half of {@code reclaimAfter} after its last
- * successful report (3.5 days by default; effectively for ever while connected), and stops after that. The
- * other half is the margin that keeps a reclaimer away from an ID a cut-off node may still be using; on top of
- * that the reclaimer starts after the old owner's last report plus that half ({@link #notBefore()}), so even
- * clocks far apart cannot make the two overlap. A node that finds its node deleted or rewritten by another
- * process stops issuing for good.
+ * <p>The lease, and why two processes never issue under one ID at once: every report writes, beside the time,
+ * the end of the node's lease ({@code until}, the time plus {@code lease}, 30 s by default), and the node issues
+ * only before the {@code until} of its last successful report. Whoever takes a node over (the same owner
+ * restarting, or a reclaim) does so with a write conditional on the node's version, and starts after the
+ * {@code until} it read ({@link #notBefore()}): a report of the holder between that read and the write changes
+ * the version and makes the taker read again; after the write, the holder's next report fails and it stops for
+ * good, and it never issued past the {@code until} the taker started after. Both bounds are the holder's own
+ * clock readings, so clocks far apart cannot make the two overlap. A node cut off from ZooKeeper stops issuing
+ * when its lease runs out, which is the price of that guarantee (it used to issue for half of
+ * {@code reclaimAfter}).
+ *
+ * <p>Each process holding an owner also keeps an ephemeral node {@code /vesta/{namespace}/live/{owner}}. A second
+ * live process under the same owner (a copied configuration, two containers with one address) finds it and is
+ * refused after waiting up to a lease for it to go, which is what a crashed process's node does when its session
+ * expires. The owned Curator client's session timeout is the lease.
+ *
+ * <p>A start from the cached ID (ZooKeeper unreachable) starts after the cached {@code until} and caches its own
+ * lease end before it issues, so a later restart on this host starts after it too. It is the one path that
+ * ZooKeeper does not fence: safe as long as no other process uses the owner, which the default owner (host name,
+ * address, port) makes so.
  */
 public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
@@ -67,6 +78,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     public static final Duration DEFAULT_MAX_CLOCK_DIFFERENCE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_RECLAIM_AFTER = Duration.ofDays(7);
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+    /** How long a node issues after its last successful report, by default. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
     private static final Duration MIN_REPORT_INTERVAL = Duration.ofMillis(100);
     private static final Duration MAX_REPORT_INTERVAL = Duration.ofHours(1);
@@ -96,8 +109,11 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     private final long reportIntervalMillis;
     private final long maxClockDifferenceMillis;
     private final long reclaimAfterMillis;
-    /** How long the node may issue after its last successful report: half of reclaimAfter. */
+    /** How old a cached ID may be and still be used: half of reclaimAfter, the margin that keeps reclaimers away. */
     private final long holdMillis;
+    /** How long the node may issue after its last successful report; every report writes that end into the node. */
+    private final long leaseMillis;
+    private final String livePath;
     private final long connectionTimeoutMillis;
     private final Path cacheFile;
     private final TimeSource timeSource;
@@ -117,6 +133,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     private volatile boolean lost;
     private int nodeVersion;
     private long lastReported;
+    private long lastUntil;
     private boolean failing;
 
     private ZooKeeperMachineIdProvider(Builder builder) {
@@ -128,15 +145,20 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         this.maxClockDifferenceMillis = builder.maxClockDifference.toMillis();
         this.reclaimAfterMillis = builder.reclaimAfter.toMillis();
         this.holdMillis = reclaimAfterMillis / 2;
+        this.leaseMillis = builder.lease.toMillis();
         this.connectionTimeoutMillis = builder.connectionTimeout.toMillis();
         this.cacheFile = builder.cacheFile != null ? builder.cacheFile
                 : Path.of(System.getProperty("java.io.tmpdir"), "vesta", namespace, fileName(owner) + ".machine-id");
         this.timeSource = builder.timeSource;
         this.namespacePath = "/vesta/" + namespace;
         this.foreverPath = namespacePath + "/forever";
+        this.livePath = namespacePath + "/live/" + owner;
         this.client = builder.client != null ? builder.client : CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .connectionTimeoutMs((int) connectionTimeoutMillis)
+                // A crashed process's live node goes when its session expires: within a lease, so that a restart
+                // under the same owner waits no longer for it than it waits for the crashed run's lease anyway.
+                .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, leaseMillis))
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 .build();
     }
@@ -185,14 +207,15 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         this.nodePath = registration.path;
         this.nodeVersion = registration.version;
         this.lastReported = registration.time;
+        this.lastUntil = registration.until;
         this.notBefore = registration.notBefore;
         this.takenFrom = registration.takenFrom;
         this.fromCache = registration.fromCache;
         this.machineId = registration.machineId;
-        lease.renew(registration.time + holdMillis);
-        if (!registration.fromCache) {
-            writeCache(false);
-        }
+        lease.renew(registration.until);
+        // Cached at once, from ZooKeeper or not: a run that started from the cache issues up to this lease end
+        // without ZooKeeper knowing, and a restart on this host must start after it.
+        writeCache(false);
         String threadName = "vesta-zookeeper-report-" + namespace + "-" + registration.machineId;
         reporter = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, threadName);
@@ -205,6 +228,16 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     private Registration register(MachineIdRange range) throws Exception {
         ensureNamespace(range);
+        claimLive();
+        try {
+            return registerLive(range);
+        } catch (Exception | Error e) {
+            releaseLive(); // refused or failed: the owner is free for the next attempt at once
+            throw e;
+        }
+    }
+
+    private Registration registerLive(MachineIdRange range) throws Exception {
         for (int attempt = 0; attempt < 16; attempt++) {
             // A write's mtime is the ZooKeeper leader's clock: a reference for how long ago others reported
             // that does not depend on this node's clock, which is what is being checked.
@@ -224,23 +257,29 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 checkAgainstOthers(now, serverNow, others);
                 range.check("the machine ID recorded in " + own.path, own.machineId);
                 try {
-                    Stat stat = client.setData().withVersion(own.version).forPath(own.path, encode(own.machineId, now, false));
-                    // After a clean close the node wrote the exact time of its last ID; after a crash it may
-                    // have issued up to a report interval past its last report.
-                    long mark = own.closed ? own.time : own.time + reportIntervalMillis;
-                    return new Registration(own.path, stat.getVersion(), own.machineId, now, mark, null, false);
+                    long until = now + leaseMillis;
+                    // Versioned: a report of the previous run between our read and this write moves the version,
+                    // and we read again; after this write, that run's next report fails and it stops. It never
+                    // issued past the lease end of its last successful report, which is what we read.
+                    Stat stat = client.setData().withVersion(own.version).forPath(own.path,
+                            encode(own.machineId, now, until, false));
+                    // After a clean close the node wrote the exact time of its last ID; otherwise the previous
+                    // run may have issued up to the end of its lease.
+                    long mark = Math.max(own.closed ? own.time : own.until, cachedUntil(own.path));
+                    return new Registration(own.path, stat.getVersion(), own.machineId, now, until, mark, null, false);
                 } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
                     continue; // changed under us (a reclaim); look again
                 }
             }
             checkAgainstOthers(now, serverNow, others);
             String path = client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                    .forPath(foreverPath + "/" + owner + "-", encode(-1, now, false));
+                    .forPath(foreverPath + "/" + owner + "-", encode(-1, now, now, false));
             long sequence = Long.parseLong(path.substring(path.length() - 10));
             if (sequence < range.size()) {
                 long id = range.min() + sequence;
-                Stat stat = client.setData().withVersion(0).forPath(path, encode(id, now, false));
-                return new Registration(path, stat.getVersion(), id, now, null, null, false);
+                long until = now + leaseMillis;
+                Stat stat = client.setData().withVersion(0).forPath(path, encode(id, now, until, false));
+                return new Registration(path, stat.getVersion(), id, now, until, null, null, false);
             }
             client.delete().forPath(path);
             Registration reclaimed = reclaim(range, nodes, serverNow, now);
@@ -255,6 +294,84 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                     + " longest silence is " + oldest + "ms). Widen the range, use a new namespace, or lower reclaimAfter.");
         }
         throw new MachineIdUnavailableException("Gave up registering under " + foreverPath + ": the nodes kept changing");
+    }
+
+    /**
+     * Takes this owner's live node: an ephemeral node that exists while a process holding the owner has a
+     * session. Another process's node there means a second live process under one owner (a copied
+     * configuration, two containers with one address): refused, after waiting up to a lease for the node to go,
+     * which is what happens when that process crashed and its session expires. Safety does not rest on this (the
+     * versioned writes and lease ends do), but it turns the misconfiguration into a clear refusal instead of two
+     * processes taking the ID from each other.
+     */
+    private void claimLive() throws Exception {
+        byte[] token = process.getBytes(StandardCharsets.UTF_8);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        for (;;) {
+            try {
+                client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(livePath, token);
+                return;
+            } catch (KeeperException.NodeExistsException e) {
+                Stat stat = new Stat();
+                byte[] holder;
+                try {
+                    holder = client.getData().storingStatIn(stat).forPath(livePath);
+                } catch (KeeperException.NoNodeException gone) {
+                    continue;
+                }
+                if (Arrays.equals(holder, token)) {
+                    return; // our own create, retried by Curator after its answer was lost
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new MachineIdUnavailableException("Another live process holds owner '" + owner + "' in namespace '"
+                            + namespace + "' (its live node " + livePath + " belongs to ZooKeeper session 0x"
+                            + Long.toHexString(stat.getEphemeralOwner()) + "), and it did not go within " + leaseMillis
+                            + "ms (lease). Two processes under one owner would share a machine ID: give each process an owner"
+                            + " of its own (vesta.machine-id.zookeeper.owner, by default host name, address and port).");
+                }
+                Thread.sleep(Math.min(200, Math.max(10, reportIntervalMillis)));
+            }
+        }
+    }
+
+    /** After a session expired and Curator reconnected, the ephemeral node is gone: take it again. */
+    private void ensureLive() {
+        try {
+            if (client.checkExists().forPath(livePath) == null) {
+                client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(livePath, process.getBytes(StandardCharsets.UTF_8));
+            }
+        } catch (KeeperException.NodeExistsException e) {
+            // Another process under our owner: the versioned writes decide who holds the ID.
+        } catch (Exception e) {
+            LOG.log(Level.DEBUG, () -> "Cannot check the live node " + livePath + ": " + e);
+        }
+    }
+
+    private void releaseLive() {
+        try {
+            byte[] holder = client.getData().forPath(livePath);
+            if (Arrays.equals(holder, process.getBytes(StandardCharsets.UTF_8))) {
+                client.delete().forPath(livePath);
+            }
+        } catch (Exception e) {
+            // gone already, or unreachable: it goes with the session
+        }
+    }
+
+    /** The lease end cached for {@code path} on this host, or Long.MIN_VALUE. */
+    private long cachedUntil(String path) {
+        Properties cached = new Properties();
+        try (var reader = Files.newBufferedReader(cacheFile, StandardCharsets.UTF_8)) {
+            cached.load(reader);
+            if (path.equals(cached.getProperty("path")) && owner.equals(cached.getProperty("owner"))) {
+                return Boolean.parseBoolean(cached.getProperty("closed")) ? Long.parseLong(cached.getProperty("time"))
+                        : Long.parseLong(cached.getProperty("until", "-9223372036854775808"));
+            }
+        } catch (IOException | RuntimeException e) {
+            // no cache, or an unreadable one: ZooKeeper's record stands
+        }
+        return Long.MIN_VALUE;
     }
 
     /**
@@ -302,7 +419,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             long recorded = Long.parseLong(fields.getProperty("machineId", "-1"));
             // A node created a moment ago has no ID written yet; its sequence says which it is getting.
             long id = recorded >= 0 ? recorded : sequence < range.size() ? range.min() + sequence : -1;
-            nodes.add(new Node(path, child.substring(0, dash), sequence, id, Long.parseLong(fields.getProperty("time", "0")),
+            long time = Long.parseLong(fields.getProperty("time", "0"));
+            // A node written before leases were recorded could issue for half of reclaimAfter after its report.
+            long until = Long.parseLong(fields.getProperty("until", Long.toString(time + holdMillis)));
+            nodes.add(new Node(path, child.substring(0, dash), sequence, id, time, until,
                     Boolean.parseBoolean(fields.getProperty("closed")), stat.getVersion(), stat.getMtime()));
         }
         return nodes;
@@ -348,14 +468,14 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 List<CuratorTransactionResult> results = client.transaction().forOperations(
                         client.transactionOp().delete().withVersion(node.version).forPath(node.path),
                         client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                                .forPath(foreverPath + "/" + owner + "-", encode(node.machineId, now, false)));
+                                .forPath(foreverPath + "/" + owner + "-", encode(node.machineId, now, now + leaseMillis, false)));
                 String path = results.get(1).getResultPath();
-                // The old owner may have issued until its last report plus its hold, by its own clock.
-                long mark = node.time + holdMillis;
+                // The old owner may have issued until the lease end of its last report, by its own clock.
+                long mark = node.closed ? node.time : node.until;
                 LOG.log(Level.WARNING, () -> "Reclaimed machine ID " + node.machineId + " from " + node.path + " (owner '"
                         + node.owner + "', silent for " + (serverNow - node.mtime) + "ms); IDs start after "
                         + Instant.ofEpochMilli(mark));
-                return new Registration(path, 0, node.machineId, now, mark, node.owner, false);
+                return new Registration(path, 0, node.machineId, now, now + leaseMillis, mark, node.owner, false);
             } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
                 // it reported after all, or another node was faster: try the next
             }
@@ -408,9 +528,11 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         }
         LOG.log(Level.WARNING, () -> "Cannot reach ZooKeeper at " + where() + " (" + why + "); using machine ID " + id
                 + " cached in " + cacheFile + ", last confirmed at " + Instant.ofEpochMilli(time) + ", as Leaf does. IDs"
-                + " are issued until " + Instant.ofEpochMilli(time + holdMillis) + " unless ZooKeeper confirms the ID first.");
-        long mark = wasClosed ? time : time + reportIntervalMillis;
-        return new Registration(cached.getProperty("path"), -1, id, time, mark, null, true);
+                + " are issued for up to " + leaseMillis + "ms (lease) unless ZooKeeper confirms the ID first.");
+        // The previous run may have issued up to the lease end it last reported (cached with each report).
+        long cachedUntil = Long.parseLong(cached.getProperty("until", Long.toString(time + holdMillis)));
+        long mark = wasClosed ? time : cachedUntil;
+        return new Registration(cached.getProperty("path"), -1, id, time, now + leaseMillis, mark, null, true);
     }
 
     private void reportQuietly() {
@@ -447,7 +569,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 // As Leaf: never write a time behind one already written; the lease stands on the last report.
                 return lease.isHeldAt(now);
             }
-            byte[] data = encode(machineId, now, false);
+            long until = now + leaseMillis;
+            byte[] data = encode(machineId, now, until, false);
             Stat stat;
             try {
                 stat = client.setData().withVersion(nodeVersion).forPath(nodePath, data);
@@ -463,8 +586,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             }
             nodeVersion = stat.getVersion();
             lastReported = now;
-            lease.renew(now + holdMillis);
+            lastUntil = until;
+            lease.renew(until);
             writeCache(false);
+            ensureLive();
             if (failing) {
                 failing = false;
                 LOG.log(Level.INFO, () -> "Reporting to ZooKeeper at " + where() + " works again");
@@ -527,12 +652,14 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                     // ensemble, and without the closing mark a restart merely waits one report interval.
                     if (!fromCache && client.getZookeeperClient().isConnected()) {
                         try {
-                            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, true));
+                            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, time, true));
+                            lastUntil = time;
                             lastReported = time;
                             writeCache(true);
                         } catch (Exception e) {
                             LOG.log(Level.WARNING, "Cannot write the closing report to " + nodePath + ": " + e);
                         }
+                        releaseLive();
                     }
                 }
             }
@@ -548,7 +675,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     private void writeCache(boolean wasClosed) {
         String text = "# Vesta's machine ID for this node, used when ZooKeeper is unreachable at start-up\n"
                 + "owner=" + escape(owner) + "\nnamespace=" + namespace + "\npath=" + nodePath + "\nmachineId=" + machineId
-                + "\ntime=" + lastReported + "\nclosed=" + wasClosed + "\n";
+                + "\ntime=" + lastReported + "\nuntil=" + lastUntil + "\nclosed=" + wasClosed + "\n";
         Path temporary = cacheFile.resolveSibling(cacheFile.getFileName() + ".tmp");
         try {
             Files.createDirectories(cacheFile.toAbsolutePath().getParent());
@@ -563,9 +690,9 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         }
     }
 
-    private byte[] encode(long id, long time, boolean wasClosed) {
-        String text = (id >= 0 ? "machineId=" + id + "\n" : "") + "time=" + time + "\nprocess=" + process + "\n"
-                + (wasClosed ? "closed=true\n" : "");
+    private byte[] encode(long id, long time, long until, boolean wasClosed) {
+        String text = (id >= 0 ? "machineId=" + id + "\n" : "") + "time=" + time + "\nuntil=" + until + "\nprocess="
+                + process + "\n" + (wasClosed ? "closed=true\n" : "");
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -635,31 +762,41 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         return "ZooKeeperMachineIdProvider[" + describe() + "]";
     }
 
-    /** The default owner: this host's first IPv4 address that is not loopback, and this process's ID. */
+    /**
+     * The default owner: this host's name, its first IPv4 address that is not loopback or link-local, and this
+     * process's ID, as {@code name@address:pid} (the starter puts the server port in place of the pid). The
+     * address alone collides for containers on the bridge networks of different hosts (every first container is
+     * 172.17.0.2); the host name of a container is its ID, of a pod its name, and stays across restarts.
+     */
     public static String defaultOwner() {
-        String ip = null;
-        for (InetAddress address : IpListMachineIdProvider.localAddresses()) {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
+        return defaultOwner(host, IpListMachineIdProvider.localAddresses(), ProcessHandle.current().pid());
+    }
+
+    static String defaultOwner(String hostName, java.util.Collection<InetAddress> addresses, long pid) {
+        String ip = "127.0.0.1";
+        for (InetAddress address : addresses) {
             if (address instanceof Inet4Address && !address.isLoopbackAddress() && !address.isLinkLocalAddress()) {
                 ip = address.getHostAddress();
                 break;
             }
         }
-        if (ip == null) {
-            try {
-                ip = InetAddress.getLocalHost().getHostAddress();
-            } catch (IOException e) {
-                ip = "127.0.0.1";
-            }
-        }
-        return ip + ":" + ProcessHandle.current().pid();
+        String name = hostName == null || hostName.isBlank() ? "localhost" : hostName.replaceAll("[/\\s\\p{Cntrl}@:]", "_");
+        return name + "@" + ip + ":" + pid;
     }
 
-    private record Node(String path, String owner, long sequence, long machineId, long time, boolean closed,
+    private record Node(String path, String owner, long sequence, long machineId, long time, long until, boolean closed,
             int version, long mtime) {
     }
 
-    private record Registration(String path, int version, long machineId, long time, Long notBefore, String takenFrom,
-            boolean fromCache) {
+    /** {@code until}: the lease end written with the registration, up to which this node may issue. */
+    private record Registration(String path, int version, long machineId, long time, long until, Long notBefore,
+            String takenFrom, boolean fromCache) {
     }
 
     /** Settings of a {@link ZooKeeperMachineIdProvider}; every setting is checked in {@link #build()}. */
@@ -673,6 +810,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         private Duration maxClockDifference = DEFAULT_MAX_CLOCK_DIFFERENCE;
         private Duration reclaimAfter = DEFAULT_RECLAIM_AFTER;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private Duration lease;
         private Path cacheFile;
         private TimeSource timeSource = TimeSource.system();
         private String settingPrefix = "";
@@ -709,6 +847,16 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         /** How long a node must go without a report before its ID may be reclaimed; 7 days by default. */
         public Builder reclaimAfter(Duration reclaimAfter) {
             this.reclaimAfter = reclaimAfter;
+            return this;
+        }
+
+        /**
+         * How long the node issues after its last successful report; 30 s by default (or half of reclaimAfter, if
+         * that is shorter), at least 3 report intervals and at most half of reclaimAfter. A node cut off from ZooKeeper for longer stops issuing, and a process
+         * restarted under the same owner after a crash starts after the crashed run's lease end.
+         */
+        public Builder lease(Duration lease) {
+            this.lease = lease;
             return this;
         }
 
@@ -758,6 +906,12 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             check("reclaimAfter", reclaimAfter, reportInterval.multipliedBy(10), MAX_RECLAIM_AFTER,
                     " (at least 10 times " + settingPrefix + "reportInterval)");
             check("connectionTimeout", connectionTimeout, MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT, "");
+            if (lease == null && reportInterval != null && reclaimAfter != null) {
+                Duration half = reclaimAfter.dividedBy(2);
+                lease = DEFAULT_LEASE.compareTo(half) <= 0 ? DEFAULT_LEASE : half;
+            }
+            check("lease", lease, reportInterval.multipliedBy(3), reclaimAfter.dividedBy(2),
+                    " (at least 3 times " + settingPrefix + "reportInterval, at most half of " + settingPrefix + "reclaimAfter)");
             return new ZooKeeperMachineIdProvider(this);
         }
 

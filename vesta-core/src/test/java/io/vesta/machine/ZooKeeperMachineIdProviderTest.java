@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -148,16 +149,82 @@ class ZooKeeperMachineIdProviderTest {
     }
 
     @Test
-    void aSecondProcessWithTheSameOwnerFencesOutTheFirst() {
-        ZooKeeperMachineIdProvider first = provider("10.0.0.1:8080", TimeSource.system());
+    void aSecondLiveProcessUnderTheSameOwnerIsRefused() {
+        ZooKeeperMachineIdProvider first = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(Duration.ofMillis(600)));
         EmbeddedIdService a = service(first, TimeSource.system());
-        ZooKeeperMachineIdProvider second = provider("10.0.0.1:8080", TimeSource.system());
+        // Its own Curator client, so its own session: another process as far as ZooKeeper can tell.
+        ZooKeeperMachineIdProvider second = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(Duration.ofMillis(600)));
 
-        assertThat(second.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
-        // The second's notBefore covers what the first may still issue until its next report.
-        assertThat(first.report()).isFalse();
-        assertThatThrownBy(a::genId).isInstanceOf(MachineIdUnavailableException.class)
-                .hasMessageContaining("was rewritten by another process");
+        assertThatThrownBy(() -> second.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageStartingWith("Another live process holds owner '10.0.0.1:8080' in namespace '" + namespace + "'")
+                .hasMessageContaining("give each process an owner of its own");
+        assertThat(first.report()).isTrue();
+        assertThat(a.genId()).isPositive();
+    }
+
+    /**
+     * The first process is cut off from ZooKeeper (its session ends, so its live node goes) but goes on issuing
+     * under its lease; a second process under the same owner takes the node over. Everything the second issues
+     * comes after everything the first could issue, and the first stops when its lease ends.
+     */
+    @Test
+    void aTakeoverStartsAfterEverythingACutOffHolderCouldIssue() throws Exception {
+        Duration lease = Duration.ofMillis(900);
+        ZooKeeperMachineIdProvider first = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(lease));
+        EmbeddedIdService a = service(first, TimeSource.system());
+        assertThat(first.report()).isTrue();
+        first.client().close(); // the partition: no report succeeds from here on
+
+        Set<Long> fromFirst = ConcurrentHashMap.newKeySet();
+        AtomicBoolean firstStopped = new AtomicBoolean();
+        Thread issuing = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline) {
+                try {
+                    fromFirst.add(a.genId());
+                } catch (MachineIdUnavailableException e) {
+                    firstStopped.set(true);
+                    return;
+                }
+            }
+        });
+        issuing.start();
+
+        ZooKeeperMachineIdProvider second = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(lease).cacheFile(dir.resolve("second.machine-id")));
+        EmbeddedIdService b = service(second, TimeSource.system());
+        Set<Long> fromSecond = new HashSet<>();
+        for (int i = 0; i < 20_000; i++) {
+            fromSecond.add(b.genId());
+        }
+        issuing.join(15_000);
+
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(firstStopped).as("the cut-off holder stops when its lease ends").isTrue();
+        assertThat(fromFirst).isNotEmpty();
+        Set<Long> repeated = new HashSet<>(fromSecond);
+        repeated.retainAll(fromFirst);
+        assertThat(repeated).as("IDs of the second that repeat the first's").isEmpty();
+        long lastOfFirst = fromFirst.stream().mapToLong(id -> a.expId(id).time()).max().orElseThrow();
+        long firstOfSecond = fromSecond.stream().mapToLong(id -> b.expId(id).time()).min().orElseThrow();
+        assertThat(firstOfSecond).isGreaterThan(lastOfFirst);
+    }
+
+    @Test
+    void theDefaultOwnerTellsContainersWithTheSameAddressApart() throws Exception {
+        List<java.net.InetAddress> bridge = List.of(java.net.InetAddress.getByName("127.0.0.1"),
+                java.net.InetAddress.getByName("172.17.0.2"));
+        String one = ZooKeeperMachineIdProvider.defaultOwner("3f2a9c1b7d4e", bridge, 1);
+        String other = ZooKeeperMachineIdProvider.defaultOwner("8c7b6a5d4e3f", bridge, 1);
+
+        assertThat(one).isEqualTo("3f2a9c1b7d4e@172.17.0.2:1");
+        assertThat(other).isNotEqualTo(one);
+        assertThat(ZooKeeperMachineIdProvider.defaultOwner("odd/name with:parts", bridge, 7)).isEqualTo("odd_name_with_parts@172.17.0.2:7");
+        assertThat(ZooKeeperMachineIdProvider.defaultOwner()).matches("[^/\\s@]+@[0-9.]+:\\d+");
     }
 
     @Test

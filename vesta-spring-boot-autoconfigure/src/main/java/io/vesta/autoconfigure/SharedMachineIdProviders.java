@@ -76,6 +76,7 @@ final class SharedMachineIdProviders {
                         .maxClockDifference(zookeeper.getMaxClockDifference())
                         .reclaimAfter(zookeeper.getReclaimAfter())
                         .connectionTimeout(zookeeper.getConnectionTimeout())
+                        .lease(zookeeper.getLease())
                         .timeSource(timeSource);
                 if (zookeeper.getCacheFile() != null) {
                     builder.cacheFile(zookeeper.getCacheFile());

@@ -264,6 +264,17 @@ public class VestaProperties {
         /** How long to wait for ZooKeeper at start-up before falling back to the cached machine ID. */
         private Duration connectionTimeout = Duration.ofSeconds(5);
 
+        /** How long a node issues after its last successful report; a node cut off from ZooKeeper for longer stops issuing, and a restart after a crash starts after the crashed run's lease end. At least 3 report intervals, at most half of reclaim-after. */
+        private Duration lease = Duration.ofSeconds(30);
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
         /** File caching the machine ID, used when ZooKeeper is unreachable at start-up. Defaults to a file in the temporary directory named after namespace and owner. */
         private Path cacheFile;
 
