@@ -1,0 +1,405 @@
+package io.vesta.benchmarks.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.vesta.machine.DbMachineIdProvider;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** What differs between the two lease stores under test: set-up, the nodes' settings, and faults of the store. */
+abstract class ChaosBackend implements AutoCloseable {
+
+    final LeaseChaosHarness.Options options;
+    final Path dir;
+    final String suffix;
+    final SplittableRandom random;
+
+    ChaosBackend(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) {
+        this.options = options;
+        this.dir = dir;
+        this.suffix = suffix;
+        this.random = random;
+    }
+
+    abstract String name();
+
+    abstract void start(PrintStream out) throws Exception;
+
+    /** The node's backend options, {@code --name=value}. */
+    abstract List<String> nodeArgs(int slot, String owner);
+
+    /** How long until a silent node's machine ID may change hands: what the SIGSTOP pauses are scaled to. */
+    abstract long handOverMillis();
+
+    /** Owner names are per slot, so a restarted slot asks for its own ID back. */
+    String owner(int slot) {
+        return "chaos-" + suffix + "-" + slot;
+    }
+
+    /** A fault of the store itself, if it is time for one; called from the harness's loop, must not block long. */
+    abstract void tick(long now, LeaseChaosHarness.Run run) throws Exception;
+
+    /** Node faults that only this backend has: a pick from the loop's random fault. Returns false if none. */
+    abstract boolean nodeFault(LeaseChaosHarness.Run run) throws Exception;
+
+    /** Store faults still in progress finish before the nodes are checked. */
+    void quiesce() throws Exception {
+    }
+
+    void describeEnd(PrintStream out) throws Exception {
+    }
+
+    boolean orderByGeneration() {
+        return false;
+    }
+
+    /** One PostgreSQL lease table of the run's own, dropped at the end; faults: pg_terminate_backend. */
+    static final class Db extends ChaosBackend {
+
+        private final String table;
+        private HikariDataSource admin;
+        private final AtomicBoolean stalling = new AtomicBoolean();
+        private final ExecutorService staller = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "chaos-table-stall");
+            thread.setDaemon(true);
+            return thread;
+        });
+
+        Db(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) {
+            super(options, dir, suffix, random);
+            this.table = "vesta_machine_chaos_" + suffix;
+        }
+
+        @Override
+        String name() {
+            return "db";
+        }
+
+        @Override
+        void start(PrintStream out) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(options.jdbcUrl());
+            config.addDataSourceProperty("ApplicationName", "vesta-chaos-" + suffix + "-harness");
+            config.setPoolName("chaos-harness");
+            config.setMaximumPoolSize(2);
+            config.setConnectionTimeout(5000);
+            admin = new HikariDataSource(config);
+            // The shipped DDL, through the provider's own method: the table the nodes use is what users get.
+            DbMachineIdProvider.builder(admin).table(table).build().initializeSchema();
+            out.println("  table " + table + " (created with the shipped DDL; dropped at the end)");
+        }
+
+        @Override
+        List<String> nodeArgs(int slot, String owner) {
+            return List.of("--jdbc-url=" + options.jdbcUrl(), "--table=" + table, "--lease-ms=" + options.leaseMillis(),
+                    "--heartbeat-ms=" + options.heartbeatMillis(), "--app-name=" + appName(slot));
+        }
+
+        private String appName(int slot) {
+            return "vesta-chaos-" + suffix + "-" + slot;
+        }
+
+        @Override
+        long handOverMillis() {
+            return options.leaseMillis();
+        }
+
+        @Override
+        void tick(long now, LeaseChaosHarness.Run run) {
+        }
+
+        @Override
+        boolean nodeFault(LeaseChaosHarness.Run run) throws SQLException {
+            if (random.nextInt(4) == 0 && run.timeLeft(System.currentTimeMillis()) > 5000 && stalling.compareAndSet(false, true)) {
+                stall(run);
+                return true;
+            }
+            // Mostly one node's connections; now and then every node's at once, as a database failover would.
+            boolean all = random.nextInt(4) == 0;
+            int slot = random.nextInt(options.nodes());
+            String pattern = all ? "vesta-chaos-" + suffix + "-%" : appName(slot);
+            String sql = "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity"
+                    + " WHERE application_name LIKE ? AND application_name <> ? AND pid <> pg_backend_pid()) t WHERE ok";
+            try (Connection connection = admin.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setQueryTimeout(5);
+                statement.setString(1, pattern);
+                statement.setString(2, "vesta-chaos-" + suffix + "-harness");
+                try (ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    long terminated = rs.getLong(1);
+                    run.count("conn-kill");
+                    run.count("backends terminated", terminated);
+                    run.event("pg_terminate_backend " + (all ? "all nodes" : "slot " + slot) + ": " + terminated + " backends");
+                }
+            }
+            return true;
+        }
+
+        /**
+         * The table stalls for a little longer than a lease: {@code LOCK TABLE ... IN EXCLUSIVE MODE} lets every
+         * SELECT through but holds every UPDATE, as a lock held by a migration or a slow disk would. Holders'
+         * renewals queue up while their rows expire, nodes waiting for an ID read the expired rows and queue their
+         * takeovers behind them: when the lock goes, renewal and takeover of one row run back to back, and both
+         * must not succeed. Only this run's own table is locked.
+         */
+        private void stall(LeaseChaosHarness.Run run) {
+            long millis = Math.round(options.leaseMillis() * (1.0 + random.nextDouble() * 0.3));
+            run.count("table stall");
+            run.event("table " + table + " locked against updates for " + millis + " ms");
+            staller.submit(() -> {
+                try (Connection connection = admin.getConnection()) {
+                    connection.setAutoCommit(false);
+                    try (Statement statement = connection.createStatement()) {
+                        statement.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
+                        Thread.sleep(millis);
+                    } finally {
+                        connection.commit();
+                        connection.setAutoCommit(true);
+                    }
+                } catch (Exception e) {
+                    System.err.println("table stall: " + e);
+                } finally {
+                    stalling.set(false);
+                }
+                return null;
+            });
+        }
+
+        @Override
+        void quiesce() throws Exception {
+            staller.submit(() -> null).get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        boolean orderByGeneration() {
+            return true;
+        }
+
+        @Override
+        void describeEnd(PrintStream out) throws SQLException {
+            try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();
+                 ResultSet rs = statement.executeQuery("SELECT machine_id, owner, generation FROM " + table + " ORDER BY machine_id")) {
+                StringBuilder rows = new StringBuilder();
+                while (rs.next()) {
+                    rows.append(rows.length() == 0 ? "" : ", ").append(rs.getLong(1)).append(": generation ")
+                            .append(rs.getLong(3)).append(" (").append(rs.getString(2).replace("chaos-" + suffix + "-", "slot ")).append(')');
+                }
+                out.println("  table at the end     " + rows);
+            }
+        }
+
+        /** Idempotent: the harness's shutdown hook may call it while the run itself does. */
+        @Override
+        public synchronized void close() {
+            staller.shutdownNow();
+            if (admin == null || admin.isClosed()) {
+                return;
+            }
+            try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute("DROP TABLE IF EXISTS " + table);
+            } catch (SQLException e) {
+                System.err.println("could not drop " + table + ": " + e.getMessage());
+            } finally {
+                admin.close();
+            }
+        }
+    }
+
+    /**
+     * A three-member ensemble in this JVM; faults: a member killed and restarted (one at a time, so a quorum
+     * stays), and a second process started under a live node's owner name with a cache file of its own.
+     */
+    static final class ZooKeeper extends ChaosBackend {
+
+        private TestingCluster cluster;
+        private CuratorFramework probe;
+        private String connectString;
+        private final ExecutorService members = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "chaos-zookeeper-members");
+            thread.setDaemon(true);
+            return thread;
+        });
+        private final AtomicBoolean memberDown = new AtomicBoolean();
+        private long nextMemberFault;
+        private long nextTwin;
+        private int twins;
+
+        ZooKeeper(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) {
+            super(options, dir, suffix, random);
+        }
+
+        @Override
+        String name() {
+            return "zookeeper";
+        }
+
+        @Override
+        void start(PrintStream out) throws Exception {
+            List<InstanceSpec> specs = new ArrayList<>();
+            for (int i = 1; i <= 3; i++) {
+                Path data = Files.createDirectories(dir.resolve("zk-member-" + i));
+                // 127.0.0.1 explicitly, not whatever "localhost" resolves to; a short tick for quick elections.
+                specs.add(new InstanceSpec(data.toFile(), InstanceSpec.getRandomPort(), InstanceSpec.getRandomPort(),
+                        InstanceSpec.getRandomPort(), true, i, 500, 200, null, "127.0.0.1"));
+            }
+            cluster = new TestingCluster(specs);
+            cluster.start();
+            connectString = cluster.getConnectString();
+            probe = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new RetryNTimes(20, 250));
+            probe.start();
+            if (!probe.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the ZooKeeper ensemble at " + connectString + " did not come up");
+            }
+            probe.checkExists().forPath("/");
+            out.println("  ensemble " + connectString + " (3 members, tickTime 500 ms), namespace " + namespace());
+            long now = System.currentTimeMillis();
+            nextMemberFault = now + 4000 + random.nextInt(4000);
+            nextTwin = now + 3000 + random.nextInt(3000);
+        }
+
+        private String namespace() {
+            return "chaos-" + suffix;
+        }
+
+        @Override
+        List<String> nodeArgs(int slot, String owner) {
+            List<String> args = new ArrayList<>(List.of("--connect=" + connectString, "--namespace=" + namespace(),
+                    "--report-ms=" + options.reportMillis(), "--reclaim-ms=" + options.reclaimMillis(),
+                    "--cache-file=" + dir.resolve("zk-cache-slot-" + slot + ".properties")));
+            if (options.zkLeaseMillis() != null) {
+                args.add("--zk-lease-ms=" + options.zkLeaseMillis());
+            }
+            return args;
+        }
+
+        @Override
+        long handOverMillis() {
+            return options.reclaimMillis();
+        }
+
+        @Override
+        void tick(long now, LeaseChaosHarness.Run run) throws Exception {
+            if (now >= nextMemberFault && run.timeLeft(now) > 5000 && memberDown.compareAndSet(false, true)) {
+                nextMemberFault = now + 6000 + random.nextInt(6000);
+                List<InstanceSpec> instances = new ArrayList<>(cluster.getInstances());
+                InstanceSpec victim = instances.get(random.nextInt(instances.size()));
+                long downFor = 500 + random.nextInt(1500);
+                run.count("member restart");
+                run.event("ZooKeeper member " + victim.getServerId() + " killed for " + downFor + " ms");
+                members.submit(() -> {
+                    try {
+                        cluster.killServer(victim);
+                        Thread.sleep(downFor);
+                        cluster.restartServer(victim);
+                    } catch (Exception e) {
+                        System.err.println("member " + victim.getServerId() + ": " + e);
+                    } finally {
+                        memberDown.set(false);
+                    }
+                    return null;
+                });
+            }
+            if (now >= nextTwin && run.timeLeft(now) > 6000 && !run.twinAlive()) {
+                nextTwin = now + 6000 + random.nextInt(6000);
+                // The owner must hold an ID right now: a second process under a waiting owner only waits too.
+                LeaseChaosHarness.NodeProcess target = run.randomRunningNode(holdingSlots());
+                if (target != null) {
+                    int slot = LeaseChaosHarness.TWIN_SLOTS + twins++;
+                    long lifetime = 3000 + random.nextInt(3000);
+                    run.startTwin(slot, target.slot, lifetime);
+                    run.count("same-owner start");
+                    run.event("second process (slot " + slot + ") under slot " + target.slot + "'s owner for " + lifetime + " ms");
+                }
+            }
+        }
+
+        @Override
+        boolean nodeFault(LeaseChaosHarness.Run run) {
+            return false;
+        }
+
+        /** Slots whose owner has a node with a machine ID under the namespace; empty if ZooKeeper cannot say. */
+        private Set<Integer> holdingSlots() {
+            Set<Integer> slots = new HashSet<>();
+            String prefix = "chaos-" + suffix + "-";
+            try {
+                String forever = "/vesta/" + namespace() + "/forever";
+                for (String child : probe.getChildren().forPath(forever)) {
+                    String data = new String(probe.getData().forPath(forever + "/" + child));
+                    if (child.startsWith(prefix) && data.contains("machineId=") && !data.contains("closed=true")) {
+                        slots.add(Integer.parseInt(child.substring(prefix.length(), child.lastIndexOf('-'))));
+                    }
+                }
+            } catch (Exception e) {
+                // a member down or a node reclaimed meanwhile: any running node will do this time
+            }
+            return slots;
+        }
+
+        @Override
+        void quiesce() throws Exception {
+            members.submit(() -> null).get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        void describeEnd(PrintStream out) throws Exception {
+            String forever = "/vesta/" + namespace() + "/forever";
+            if (probe.checkExists().forPath(forever) == null) {
+                return;
+            }
+            Map<String, String> nodes = new TreeMap<>();
+            for (String child : probe.getChildren().forPath(forever)) {
+                String data = new String(probe.getData().forPath(forever + "/" + child)).replace('\n', ' ').strip();
+                nodes.put(child.replace("chaos-" + suffix + "-", "slot "), data.replaceAll("process=\\S+ ?", ""));
+            }
+            out.println("  nodes at the end     " + nodes.size() + ": " + String.join("; ", nodes.entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue().replaceAll("time=\\d+ ?", "").strip()).toList()));
+        }
+
+        private boolean closed;
+
+        /** Idempotent: the harness's shutdown hook may call it while the run itself does. */
+        @Override
+        public synchronized void close() throws Exception {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            members.shutdownNow();
+            if (probe != null) {
+                probe.close();
+            }
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+    }
+
+    static String fmt(long value) {
+        return String.format(Locale.ROOT, "%,d", value);
+    }
+}
