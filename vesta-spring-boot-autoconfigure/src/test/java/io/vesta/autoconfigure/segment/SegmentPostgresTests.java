@@ -75,7 +75,7 @@ class SegmentPostgresTests {
                 assertThat(issued).hasSize(20_000).doesNotHaveDuplicates().allSatisfy(id -> assertThat(id).isBetween(1L, maxId - 1));
             }));
         } finally {
-            node.run(context -> new JdbcTemplate(context.getBean(DataSource.class)).execute("DROP TABLE IF EXISTS " + table));
+            node.withPropertyValues("vesta.machine-id.value=3").run(context -> new JdbcTemplate(context.getBean(DataSource.class)).execute("DROP TABLE IF EXISTS " + table));
         }
     }
 }

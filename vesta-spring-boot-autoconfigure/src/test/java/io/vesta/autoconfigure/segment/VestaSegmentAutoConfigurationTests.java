@@ -110,7 +110,7 @@ class VestaSegmentAutoConfigurationTests {
     void stepDoublesUpToMaxStepWhileSegmentsLastLessThanTheTargetDuration() {
         ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-03-01T10:00:00Z"));
         enabled().withBean(TimeSource.class, () -> clock)
-                .withPropertyValues("vesta.segment.auto-create=true", "vesta.segment.default-step=10",
+                .withPropertyValues("vesta.time-store.enabled=false", "vesta.segment.auto-create=true", "vesta.segment.default-step=10",
                         "vesta.segment.max-step=25", "vesta.segment.target-duration=1h")
                 .run(context -> {
                     SegmentIdService service = context.getBean(SegmentIdService.class);
@@ -125,7 +125,7 @@ class VestaSegmentAutoConfigurationTests {
     void stepStaysWhenSegmentsLastAsLongAsTheTarget() {
         ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-03-01T10:00:00Z"));
         enabled().withBean(TimeSource.class, () -> clock)
-                .withPropertyValues("vesta.segment.auto-create=true", "vesta.segment.default-step=10",
+                .withPropertyValues("vesta.time-store.enabled=false", "vesta.segment.auto-create=true", "vesta.segment.default-step=10",
                         "vesta.segment.target-duration=1s", "vesta.segment.refill-threshold=0.5")
                 .run(context -> {
                     SegmentIdService service = context.getBean(SegmentIdService.class);
