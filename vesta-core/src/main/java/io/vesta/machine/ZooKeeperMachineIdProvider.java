@@ -265,7 +265,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                             encode(own.machineId, now, until, false));
                     // After a clean close the node wrote the exact time of its last ID; otherwise the previous
                     // run may have issued up to the end of its lease.
-                    long mark = Math.max(own.closed ? own.time : own.until, cachedUntil(own.path));
+                    long mark = Math.max(own.until, cachedUntil(own.path));
                     return new Registration(own.path, stat.getVersion(), own.machineId, now, until, mark, null, false);
                 } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
                     continue; // changed under us (a reclaim); look again
@@ -365,8 +365,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         try (var reader = Files.newBufferedReader(cacheFile, StandardCharsets.UTF_8)) {
             cached.load(reader);
             if (path.equals(cached.getProperty("path")) && owner.equals(cached.getProperty("owner"))) {
-                return Boolean.parseBoolean(cached.getProperty("closed")) ? Long.parseLong(cached.getProperty("time"))
-                        : Long.parseLong(cached.getProperty("until", "-9223372036854775808"));
+                return untilOf(cached);
             }
         } catch (IOException | RuntimeException e) {
             // no cache, or an unreadable one: ZooKeeper's record stands
@@ -419,10 +418,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             long recorded = Long.parseLong(fields.getProperty("machineId", "-1"));
             // A node created a moment ago has no ID written yet; its sequence says which it is getting.
             long id = recorded >= 0 ? recorded : sequence < range.size() ? range.min() + sequence : -1;
-            long time = Long.parseLong(fields.getProperty("time", "0"));
-            // A node written before leases were recorded could issue for half of reclaimAfter after its report.
-            long until = Long.parseLong(fields.getProperty("until", Long.toString(time + holdMillis)));
-            nodes.add(new Node(path, child.substring(0, dash), sequence, id, time, until,
+            nodes.add(new Node(path, child.substring(0, dash), sequence, id, Long.parseLong(fields.getProperty("time", "0")),
+                    untilOf(fields),
                     Boolean.parseBoolean(fields.getProperty("closed")), stat.getVersion(), stat.getMtime()));
         }
         return nodes;
@@ -471,7 +468,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                                 .forPath(foreverPath + "/" + owner + "-", encode(node.machineId, now, now + leaseMillis, false)));
                 String path = results.get(1).getResultPath();
                 // The old owner may have issued until the lease end of its last report, by its own clock.
-                long mark = node.closed ? node.time : node.until;
+                long mark = node.until;
                 LOG.log(Level.WARNING, () -> "Reclaimed machine ID " + node.machineId + " from " + node.path + " (owner '"
                         + node.owner + "', silent for " + (serverNow - node.mtime) + "ms); IDs start after "
                         + Instant.ofEpochMilli(mark));
@@ -501,9 +498,11 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         }
         long id;
         long time;
+        long cachedUntil;
         try {
             id = Long.parseLong(cached.getProperty("machineId"));
             time = Long.parseLong(cached.getProperty("time"));
+            cachedUntil = untilOf(cached);
         } catch (NumberFormatException e) {
             throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and "
                     + cacheFile + " does not hold a machine ID and a time: " + cached, e);
@@ -513,7 +512,6 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                     + cacheFile + " does not name the node to confirm the ID with: " + cached);
         }
         range.check("the machine ID cached in " + cacheFile, id);
-        boolean wasClosed = Boolean.parseBoolean(cached.getProperty("closed"));
         long now = timeSource.currentTimeMillis();
         if (now < time) {
             throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
@@ -530,9 +528,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 + " cached in " + cacheFile + ", last confirmed at " + Instant.ofEpochMilli(time) + ", as Leaf does. IDs"
                 + " are issued for up to " + leaseMillis + "ms (lease) unless ZooKeeper confirms the ID first.");
         // The previous run may have issued up to the lease end it last reported (cached with each report).
-        long cachedUntil = Long.parseLong(cached.getProperty("until", Long.toString(time + holdMillis)));
-        long mark = wasClosed ? time : cachedUntil;
-        return new Registration(cached.getProperty("path"), -1, id, time, now + leaseMillis, mark, null, true);
+        return new Registration(cached.getProperty("path"), -1, id, time, now + leaseMillis, cachedUntil, null, true);
     }
 
     private void reportQuietly() {
@@ -652,8 +648,9 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                     // ensemble, and without the closing mark a restart merely waits one report interval.
                     if (!fromCache && client.getZookeeperClient().isConnected()) {
                         try {
-                            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, time, true));
-                            lastUntil = time;
+                            // IDs carry times up to this reading, so the lease ends a millisecond after it.
+                            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, time + 1, true));
+                            lastUntil = time + 1;
                             lastReported = time;
                             writeCache(true);
                         } catch (Exception e) {
@@ -688,6 +685,20 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         } catch (IOException e) {
             LOG.log(Level.WARNING, "Cannot cache the machine ID in " + cacheFile + ": " + e);
         }
+    }
+
+    /**
+     * What a node's (or the cache's) fields say its holder may have issued up to: IDs before {@code until}. A
+     * record written before leases were recorded has none: after a clean close its IDs end with its time, else
+     * its holder could issue for half of reclaimAfter after its report.
+     */
+    private long untilOf(Properties fields) {
+        String until = fields.getProperty("until");
+        if (until != null) {
+            return Long.parseLong(until);
+        }
+        long time = Long.parseLong(fields.getProperty("time", "0"));
+        return Boolean.parseBoolean(fields.getProperty("closed")) ? time + 1 : time + holdMillis;
     }
 
     private byte[] encode(long id, long time, long until, boolean wasClosed) {
@@ -738,6 +749,11 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     public String owner() {
         return owner;
+    }
+
+    /** How long the node issues after its last successful report. */
+    public Duration leaseDuration() {
+        return Duration.ofMillis(leaseMillis);
     }
 
     public String namespace() {

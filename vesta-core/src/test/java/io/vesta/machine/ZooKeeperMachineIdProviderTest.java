@@ -215,6 +215,30 @@ class ZooKeeperMachineIdProviderTest {
     }
 
     @Test
+    void aRestartInTheMillisecondOfACleanCloseDoesNotRepeatTheLastIds() {
+        io.vesta.time.ManualTimeSource clock = new io.vesta.time.ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
+        ZooKeeperMachineIdProvider first = provider("10.0.0.1:8080", clock);
+        EmbeddedIdService a = service(first, clock);
+        long[] before = a.genIds(10);
+        a.close(); // the clock has not moved: the close lands in the millisecond of the last IDs
+
+        // Restarted in that same millisecond; it waits for the clock to pass the closing mark if it must.
+        EmbeddedIdService b = service(provider("10.0.0.1:8080", clock), clock);
+        long[] after = b.genIds(10);
+
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        Set<Long> repeated = new HashSet<>();
+        for (long id : after) {
+            for (long earlier : before) {
+                if (id == earlier) {
+                    repeated.add(id);
+                }
+            }
+        }
+        assertThat(repeated).as("IDs of the restart that repeat the closed run's").isEmpty();
+    }
+
+    @Test
     void theDefaultOwnerTellsContainersWithTheSameAddressApart() throws Exception {
         List<java.net.InetAddress> bridge = List.of(java.net.InetAddress.getByName("127.0.0.1"),
                 java.net.InetAddress.getByName("172.17.0.2"));
