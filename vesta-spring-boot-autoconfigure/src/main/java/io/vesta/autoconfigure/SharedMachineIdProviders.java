@@ -76,8 +76,10 @@ final class SharedMachineIdProviders {
                         .maxClockDifference(zookeeper.getMaxClockDifference())
                         .reclaimAfter(zookeeper.getReclaimAfter())
                         .connectionTimeout(zookeeper.getConnectionTimeout())
-                        .lease(zookeeper.getLease())
                         .timeSource(timeSource);
+                if (zookeeper.getLease() != null) {
+                    builder.lease(zookeeper.getLease());
+                }
                 if (zookeeper.getCacheFile() != null) {
                     builder.cacheFile(zookeeper.getCacheFile());
                 }

@@ -264,8 +264,8 @@ public class VestaProperties {
         /** How long to wait for ZooKeeper at start-up before falling back to the cached machine ID. */
         private Duration connectionTimeout = Duration.ofSeconds(5);
 
-        /** How long a node issues after its last successful report; a node cut off from ZooKeeper for longer stops issuing, and a restart after a crash starts after the crashed run's lease end. At least 3 report intervals, at most half of reclaim-after. */
-        private Duration lease = Duration.ofSeconds(30);
+        /** How long a node issues after its last successful report; a node cut off from ZooKeeper for longer stops issuing, and a restart after a crash starts after the crashed run's lease end. At least 3 report intervals, at most half of reclaim-after. Defaults to 30s, or half of reclaim-after if that is shorter. */
+        private Duration lease;
 
         public Duration getLease() {
             return lease;

@@ -5,6 +5,7 @@ import io.vesta.IdService;
 import io.vesta.autoconfigure.actuate.VestaHealthContributorAutoConfiguration;
 import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.ZooKeeperMachineIdProvider;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,6 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import javax.sql.DataSource;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -95,7 +97,17 @@ class SharedMachineIdStrategiesTests {
                         EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
                         assertThat(service.machineId()).isEqualTo(924);
                         assertThat(service.expId(service.genId()).machine()).isEqualTo(924);
+                        assertThat(((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class))
+                                .leaseDuration()).isEqualTo(Duration.ofSeconds(30));
                     });
+            // Without a lease of its own, a short reclaim-after gets half of it, as the engine's default says.
+            runner.withPropertyValues("vesta.machine-id.strategy=zookeeper",
+                    "vesta.machine-id.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                    "vesta.machine-id.zookeeper.namespace=" + table + "-short", "vesta.machine-id.zookeeper.owner=127.0.0.1:8081",
+                    "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id-short"),
+                    "vesta.machine-id.zookeeper.reclaim-after=40s").run(context -> assertThat(
+                            ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class))
+                                    .leaseDuration()).isEqualTo(Duration.ofSeconds(20)));
         }
     }
 
