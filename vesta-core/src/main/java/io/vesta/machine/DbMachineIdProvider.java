@@ -437,15 +437,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
         lastWrittenExpiry = expiry;
         try (Connection connection = dataSource.getConnection()) {
-            int updated = inAutoCommit(connection, () -> {
-                try (PreparedStatement update = prepare(connection, renew)) {
-                    update.setLong(1, expiry);
-                    update.setLong(2, expiry);
-                    update.setLong(3, machineId);
-                    update.setLong(4, generation);
-                    return update.executeUpdate();
-                }
-            });
+            int updated = inAutoCommit(connection, () -> writeRow(connection, machineId, generation, expiry, expiry));
             if (updated == 1) {
                 synchronized (state) {
                     if (closed) {
@@ -591,15 +583,19 @@ public final class DbMachineIdProvider implements MachineIdProvider {
 
     private int releaseRow(long id, long heldGeneration, long highWater, long now) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            return inAutoCommit(connection, () -> {
-                try (PreparedStatement update = prepare(connection, renew)) {
-                    update.setLong(1, now);
-                    update.setLong(2, highWater);
-                    update.setLong(3, id);
-                    update.setLong(4, heldGeneration);
-                    return update.executeUpdate();
-                }
-            });
+            return inAutoCommit(connection, () -> writeRow(connection, id, heldGeneration, now, highWater));
+        }
+    }
+
+    /** The holder's one write to its row: renewal and release alike, conditional on the generation it holds. */
+    private int writeRow(Connection connection, long id, long heldGeneration, long leaseExpiry, long highWater)
+            throws SQLException {
+        try (PreparedStatement update = prepare(connection, renew)) {
+            update.setLong(1, leaseExpiry);
+            update.setLong(2, highWater);
+            update.setLong(3, id);
+            update.setLong(4, heldGeneration);
+            return update.executeUpdate();
         }
     }
 
