@@ -1,8 +1,8 @@
 package io.vesta.autoconfigure;
 
-import io.vesta.machine.DbMachineIdProvider;
+import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.MachineIdProvider;
-import io.vesta.machine.ZooKeeperMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
 import org.springframework.util.ClassUtils;
 
@@ -11,10 +11,11 @@ import javax.sql.DataSource;
 /**
  * The machine-ID providers that share an ID space through a database or ZooKeeper, built from
  * {@code vesta.machine-id.db.*} and {@code vesta.machine-id.zookeeper.*}. ZooKeeper is reached only through
- * {@link ZooKeeperProviders}, so that applications without Curator never load a Curator type.
+ * {@link ZooKeeperProviders}, so that applications without vesta-zookeeper never load its types.
  */
 final class SharedMachineIdProviders {
 
+    private static final String ZOOKEEPER_PROVIDER = "io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider";
     private static final String CURATOR = "org.apache.curator.framework.CuratorFramework";
 
     private SharedMachineIdProviders() {
@@ -42,10 +43,10 @@ final class SharedMachineIdProviders {
     }
 
     static MachineIdProvider zooKeeper(VestaProperties.ZooKeeper zookeeper, TimeSource timeSource, String port, ClassLoader classLoader) {
-        if (!ClassUtils.isPresent(CURATOR, classLoader)) {
+        if (!ClassUtils.isPresent(ZOOKEEPER_PROVIDER, classLoader) || !ClassUtils.isPresent(CURATOR, classLoader)) {
             throw new InvalidVestaPropertyException("vesta.machine-id.strategy", "zookeeper",
-                    "zookeeper with org.apache.curator:curator-recipes 5.9 on the classpath, or another strategy",
-                    "needs Apache Curator, which is not on the classpath");
+                    "zookeeper with io.vesta:vesta-zookeeper on the classpath, or another strategy",
+                    "needs io.vesta:vesta-zookeeper (which brings Apache Curator), and it is not on the classpath");
         }
         if (zookeeper.getConnectString() == null || zookeeper.getConnectString().isBlank()) {
             throw new InvalidVestaPropertyException("vesta.machine-id.zookeeper.connect-string", zookeeper.getConnectString(),

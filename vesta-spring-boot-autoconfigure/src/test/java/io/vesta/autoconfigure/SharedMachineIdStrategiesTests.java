@@ -5,7 +5,7 @@ import io.vesta.IdService;
 import io.vesta.autoconfigure.actuate.VestaHealthContributorAutoConfiguration;
 import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
 import io.vesta.machine.MachineIdProvider;
-import io.vesta.machine.ZooKeeperMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,7 +118,7 @@ class SharedMachineIdStrategiesTests {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
-                            .contains("zookeeper with org.apache.curator:curator-recipes 5.9 on the classpath");
+                            .contains("zookeeper with io.vesta:vesta-zookeeper on the classpath");
                 });
     }
 

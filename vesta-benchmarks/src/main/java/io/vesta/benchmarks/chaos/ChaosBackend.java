@@ -2,7 +2,7 @@ package io.vesta.benchmarks.chaos;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.vesta.machine.DbMachineIdProvider;
+import io.vesta.machine.db.DbMachineIdProvider;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;

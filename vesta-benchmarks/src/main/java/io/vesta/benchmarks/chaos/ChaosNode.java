@@ -5,12 +5,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
-import io.vesta.machine.DbMachineIdProvider;
+import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
-import io.vesta.machine.ZooKeeperMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.vesta.benchmarks.chaos;
 
-import io.vesta.machine.ZooKeeperMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 
 import java.io.IOException;
 import java.io.PrintStream;

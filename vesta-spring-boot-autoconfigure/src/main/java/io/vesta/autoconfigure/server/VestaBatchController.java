@@ -1,7 +1,7 @@
 package io.vesta.autoconfigure.server;
 
 import io.vesta.EmbeddedIdService;
-import io.vesta.client.BatchProtocol;
+import io.vesta.protocol.BatchProtocol;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;

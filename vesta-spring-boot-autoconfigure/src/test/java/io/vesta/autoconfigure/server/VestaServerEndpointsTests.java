@@ -4,7 +4,7 @@ import io.vesta.GenMethod;
 import io.vesta.Id;
 import io.vesta.IdService;
 import io.vesta.IdType;
-import io.vesta.client.BatchProtocol;
+import io.vesta.protocol.BatchProtocol;
 import io.vesta.layout.IdCodec;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;

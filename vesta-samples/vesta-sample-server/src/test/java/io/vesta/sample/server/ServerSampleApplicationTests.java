@@ -2,7 +2,7 @@ package io.vesta.sample.server;
 
 import io.vesta.GenMethod;
 import io.vesta.Id;
-import io.vesta.client.BatchProtocol;
+import io.vesta.protocol.BatchProtocol;
 import io.vesta.layout.IdCodec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,0 +1,870 @@
+package io.vesta.machine.db;
+
+import io.vesta.machine.MachineIdLease;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.time.TimeSource;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
+
+/**
+ * Machine IDs leased from a shared table, so that any number of nodes whose addresses come and go draw from
+ * one range without a list to maintain. Works with any JDBC {@link DataSource}; the table's DDL for
+ * PostgreSQL, MySQL/MariaDB and H2 ships as {@code io/vesta/machine/db/schema-*.sql}.
+ *
+ * <p>Each row leases one machine ID to an owner until {@code lease_expiry}; a background heartbeat renews it.
+ * A node takes, in this order, the row its owner holds or last held (a restart gets its ID back), else the
+ * lowest ID of the range that has no row or whose lease has expired.
+ *
+ * <p>Why two nodes never issue the same ID: the holder issues only while its local lease ({@link #lease()})
+ * is held, and that lease is never extended past a {@code high_water} already committed to the row. Whoever
+ * takes the row over starts after the {@code high_water} that was committed at the moment it took the row
+ * ({@link #notBefore()}): a takeover only succeeds if the row still carries exactly the generation,
+ * {@code lease_expiry} and {@code high_water} the taker read, so a renewal that commits between the taker's read
+ * and its write makes the takeover match no row, and a takeover that commits first moves the generation on, so
+ * the renewal matches no row. Both bounds are the holder's own clock readings, so this holds however far apart
+ * the two nodes' clocks are.
+ *
+ * <p>Whose clock decides that a lease is over: the taker's, compared with the {@code lease_expiry} the holder
+ * wrote by its own clock. That choice decides only <em>when</em> a row may change hands, never whether IDs can
+ * meet: a taker whose clock runs ahead takes the row early (the holder still issues up to its confirmed expiry,
+ * below the taker's start, and learns at its next heartbeat that the row is gone), one whose clock runs behind
+ * waits longer or refuses to issue until its clock passes the high water.
+ *
+ * <p>Every statement carries a query timeout of the lease rounded up to whole seconds ({@link #queryTimeout()}),
+ * and {@link #close()} returns within {@link #closeTimeout()} even when a heartbeat hangs in the driver.
+ */
+public final class DbMachineIdProvider implements MachineIdProvider {
+
+    /** The default table name. */
+    public static final String DEFAULT_TABLE = "vesta_machine";
+    /** The default lease: how long a row stays this node's after its last successful heartbeat. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** The default interval between heartbeats. */
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(5);
+    /** The shortest lease that may be configured. */
+    public static final Duration MIN_LEASE = Duration.ofSeconds(1);
+    /** The longest lease that may be configured. */
+    public static final Duration MAX_LEASE = Duration.ofHours(1);
+    /** The shortest heartbeat interval that may be configured. */
+    public static final Duration MIN_HEARTBEAT = Duration.ofMillis(10);
+    /** The longest owner name the shipped schemas hold. */
+    public static final int MAX_OWNER_LENGTH = 255;
+    /**
+     * How long {@link #close()} waits for a heartbeat (or an acquire) that is in the database before it gives up
+     * releasing the row: a healthy heartbeat takes milliseconds, a stuck one may take minutes.
+     */
+    private static final long CLOSE_WAIT_FOR_DATABASE_MILLIS = 1_000;
+
+    private static final System.Logger LOG = System.getLogger(DbMachineIdProvider.class.getName());
+
+    /** An identifier, optionally schema-qualified: no quoting, so nothing the user typed can reach the SQL. */
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    /** H2's "concurrent update" error: its way of telling a conditional write lost to another transaction. */
+    private static final int H2_CONCURRENT_UPDATE = 90131;
+    /** MySQL/MariaDB: deadlock found (state 40001) and lock wait timeout (state HY000). */
+    private static final int MYSQL_DEADLOCK = 1213;
+    private static final int MYSQL_LOCK_WAIT_TIMEOUT = 1205;
+
+    private final DataSource dataSource;
+    private final String table;
+    private final String owner;
+    private final long leaseMillis;
+    private final long heartbeatMillis;
+    private final boolean initializeSchema;
+    private final TimeSource timeSource;
+    private final int queryTimeoutSeconds;
+    private final MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
+    /**
+     * Held across every JDBC call of acquire, heartbeat and release, so that they never overlap and see each
+     * other's fields. close() never waits for it beyond a bound: it may be held by a call hanging in the driver.
+     */
+    private final ReentrantLock database = new ReentrantLock();
+    /**
+     * Guards {@code closed}, {@code lost} and every change of the local lease. Never held across a JDBC call, so
+     * close() can revoke the lease at once, and a heartbeat that returns after close() began cannot revive it.
+     */
+    private final Object state = new Object();
+
+    private final String selectRange;
+    private final String selectOne;
+    private final String insert;
+    private final String takeOver;
+    private final String renew;
+
+    private volatile ScheduledExecutorService heartbeat;
+    private volatile long machineId = -1;
+    private volatile Long notBefore;
+    private volatile String takenFrom;
+    private volatile boolean closed;
+    private volatile boolean lost;
+    /** The generation this node holds the row under; every write of ours is conditional on it. */
+    private long generation;
+    /** The highest lease expiry this node has tried to write, committed or not; read by close() for its log. */
+    private volatile long lastWrittenExpiry;
+    /** The last expiry (and high-water mark) known to be committed: the node never issues past it. */
+    private long confirmedExpiry;
+    private boolean failing;
+    /** Test seam: runs between the SELECT that found a row takeable and the UPDATE that takes it. */
+    volatile Runnable beforeTakeOver;
+
+    private DbMachineIdProvider(Builder builder) {
+        this.dataSource = builder.dataSource;
+        this.table = builder.table;
+        this.owner = builder.owner;
+        this.leaseMillis = builder.lease.toMillis();
+        this.heartbeatMillis = builder.heartbeat.toMillis();
+        this.initializeSchema = builder.initializeSchema;
+        this.timeSource = builder.timeSource;
+        this.queryTimeoutSeconds = (int) Math.max(1, (leaseMillis + 999) / 1000);
+        String columns = "machine_id, owner, lease_expiry, high_water, generation";
+        this.selectRange = "SELECT " + columns + " FROM " + table + " WHERE machine_id >= ? AND machine_id <= ? ORDER BY machine_id";
+        this.selectOne = "SELECT " + columns + " FROM " + table + " WHERE machine_id = ?";
+        this.insert = "INSERT INTO " + table + " (" + columns + ") VALUES (?, ?, ?, ?, 1)";
+        this.takeOver = "UPDATE " + table + " SET owner = ?, lease_expiry = ?, high_water = ?, generation = ?"
+                + " WHERE machine_id = ? AND generation = ? AND lease_expiry = ? AND high_water = ?";
+        this.renew = "UPDATE " + table + " SET lease_expiry = ?, high_water = ? WHERE machine_id = ? AND generation = ?";
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /*
+     * Why acquiring is race-free on every database: a row changes hands only through
+     *   - INSERT of a new row: the PRIMARY KEY lets exactly one INSERT per machine_id commit; every other
+     *     one fails with a unique violation (SQLState class 23), which we read as "lost the race";
+     *   - UPDATE ... SET generation = g + 1 ... WHERE machine_id = ? AND generation = g AND lease_expiry = e
+     *     AND high_water = h, where g, e and h are what the acquirer read. A single UPDATE locks the row and
+     *     evaluates its WHERE against the latest committed version (PostgreSQL's READ COMMITTED re-checks the
+     *     updated row, InnoDB's UPDATE is a locking read of the newest version whatever the isolation level, H2
+     *     locks the row and re-reads it), so of all acquirers that read the row exactly one moves it to g + 1
+     *     and the others update no row. Under REPEATABLE READ or SERIALIZABLE PostgreSQL and H2 report a
+     *     serialization failure (class 40 or H2's 90131) instead; that is a lost race too.
+     * The generation alone would fence acquirers from each other, but not from the holder: its heartbeat
+     * renews under the same generation, so a takeover guarded by the generation only could commit after a
+     * renewal it never saw and start after a high water the holder had already passed. Hence the takeover also
+     * requires the lease_expiry and high_water it read. The holder writes the row under its generation only
+     *   - in a heartbeat, whose expiry (= high water) is strictly above every expiry it ever wrote, so a
+     *     renewal that commits after the taker's read takes the values the taker read out of the row;
+     *   - in the release of close(), after its lease was revoked, with a high water at or above every ID it
+     *     issued and every mark it inherited: should that happen to bring back values a taker read, the
+     *     takeover is right to match, since they then bound everything the holder issued.
+     * So whenever the takeover matches, the row is still takeable for the reason the taker saw and its
+     * high_water bounds every ID the holder issued or may still issue (the holder never issues past a
+     * committed high water); and once the takeover commits, the generation has moved on and no renewal or
+     * release of the holder can match the row again.
+     * The generation only grows, so a write conditional on a generation that was ever replaced can never
+     * succeed again (no ABA). Every statement runs in auto-commit, so the SELECT that picks candidates never
+     * reads a stale snapshot. No SELECT ... FOR UPDATE: it cannot lock a row that does not exist yet, and its
+     * gap-locking differs between the three databases.
+     */
+    @Override
+    public long acquire(MachineIdRange range) {
+        database.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("This DbMachineIdProvider was closed; build a new one");
+            }
+            if (machineId >= 0) {
+                throw new IllegalStateException("This DbMachineIdProvider already holds machine ID " + machineId
+                        + "; build a new one for another generator");
+            }
+            Claim claim;
+            try (Connection connection = dataSource.getConnection()) {
+                claim = inAutoCommit(connection, () -> {
+                    if (initializeSchema) {
+                        createTable(connection);
+                    }
+                    return claim(connection, range);
+                });
+            } catch (SQLException e) {
+                throw new MachineIdUnavailableException("Cannot lease a machine ID from table " + table + " (range " + range
+                        + ", owner '" + owner + "'): " + e.getMessage(), e);
+            }
+            boolean published = false;
+            synchronized (state) {
+                if (!closed) {
+                    published = true;
+                    this.generation = claim.generation;
+                    this.lastWrittenExpiry = claim.expiry;
+                    this.confirmedExpiry = claim.expiry;
+                    this.notBefore = claim.notBefore;
+                    this.takenFrom = claim.takenFrom;
+                    this.machineId = claim.machineId;
+                    lease.renew(claim.expiry);
+                    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(task -> {
+                        Thread thread = new Thread(task, "vesta-machine-id-heartbeat-" + table + "-" + claim.machineId);
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                    executor.scheduleWithFixedDelay(this::heartbeatQuietly, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
+                    heartbeat = executor;
+                }
+            }
+            if (!published) {
+                throw closedWhileAcquiring(claim);
+            }
+            LOG.log(Level.INFO, () -> "Leased machine ID " + claim.machineId + " from table " + table + " as owner '" + owner
+                    + "'" + (claim.takenFrom != null ? ", taken over from '" + claim.takenFrom + "' (IDs start after "
+                    + Instant.ofEpochMilli(claim.notBefore) + ")" : "") + "; lease until " + Instant.ofEpochMilli(claim.expiry));
+            return claim.machineId;
+        } finally {
+            database.unlock();
+        }
+    }
+
+    /**
+     * close() ran while the claim was in the database and found no machine ID to release: nothing was issued
+     * under the claim, so give the row back here, where the database is ours anyway.
+     */
+    private IllegalStateException closedWhileAcquiring(Claim claim) {
+        long now = timeSource.currentTimeMillis();
+        String outcome;
+        try {
+            outcome = releaseRow(claim.machineId, claim.generation, releaseMark(claim.notBefore, claim.expiry, now), now) == 1
+                    ? "the row was released"
+                    : "the row had already changed hands";
+        } catch (SQLException | RuntimeException e) {
+            outcome = "the row could not be released (" + e.getMessage() + ") and becomes free when its lease ends at "
+                    + Instant.ofEpochMilli(claim.expiry);
+        }
+        return new IllegalStateException("This DbMachineIdProvider was closed while it leased machine ID " + claim.machineId
+                + " from table " + table + "; " + outcome);
+    }
+
+    private Claim claim(Connection connection, MachineIdRange range) throws SQLException {
+        int maxRounds = (int) range.size() + 16;
+        rounds:
+        for (int round = 0; round < maxRounds; round++) {
+            long now = timeSource.currentTimeMillis();
+            List<Row> rows = readRange(connection, range);
+            for (Row row : rows) {
+                if (row.owner.equals(owner)) {
+                    Claim own = takeOver(connection, row, now);
+                    if (own != null) {
+                        return own;
+                    }
+                    // The row changed after it was read: the previous run renewed it (it is still alive) or
+                    // another node took it. Read it again rather than walk a snapshot known to be stale, so that
+                    // a restart still gets its own ID back, after the high water committed now.
+                    continue rounds;
+                }
+            }
+            // Walk the candidates of this snapshot upwards; a few lost races mean others are claiming too, and
+            // a fresh snapshot skips everything they took at once.
+            int lostRaces = 0;
+            int next = 0;
+            boolean anyCandidate = false;
+            for (long id = range.min(); id <= range.max() && lostRaces < 4; id++) {
+                while (next < rows.size() && rows.get(next).machineId < id) {
+                    next++;
+                }
+                Row row = next < rows.size() && rows.get(next).machineId == id ? rows.get(next) : null;
+                Claim claim;
+                if (row == null) {
+                    anyCandidate = true;
+                    claim = insert(connection, id, now);
+                } else if (row.leaseExpiry <= now) {
+                    anyCandidate = true;
+                    claim = takeOver(connection, row, now);
+                } else {
+                    continue;
+                }
+                if (claim != null) {
+                    return claim;
+                }
+                lostRaces++;
+            }
+            if (!anyCandidate) {
+                throw rangeFull(range, rows, now);
+            }
+        }
+        throw new MachineIdUnavailableException("Gave up leasing a machine ID from table " + table + " (range " + range
+                + ") after " + maxRounds + " rounds in which every candidate changed before this node could take it"
+                + " (other nodes claiming the same IDs, or a live process of owner '" + owner + "' renewing its row)");
+    }
+
+    private MachineIdUnavailableException rangeFull(MachineIdRange range, List<Row> rows, long now) {
+        long live = rows.stream().filter(r -> r.leaseExpiry > now).count();
+        long nextExpiry = rows.stream().mapToLong(r -> r.leaseExpiry).filter(e -> e > now).min().orElse(now);
+        return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table " + table + ": "
+                + live + " rows hold a live lease on all " + range.size() + " IDs of the range (the first lease ends at "
+                + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the range, or wait for a lease to end.");
+    }
+
+    private List<Row> readRange(Connection connection, MachineIdRange range) throws SQLException {
+        try (PreparedStatement select = prepare(connection, selectRange)) {
+            select.setLong(1, range.min());
+            select.setLong(2, range.max());
+            try (ResultSet rs = select.executeQuery()) {
+                List<Row> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(Row.of(rs));
+                }
+                return rows;
+            }
+        }
+    }
+
+    private Row readRow(Connection connection, long id) throws SQLException {
+        try (PreparedStatement select = prepare(connection, selectOne)) {
+            select.setLong(1, id);
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() ? Row.of(rs) : null;
+            }
+        }
+    }
+
+    private Claim insert(Connection connection, long id, long now) throws SQLException {
+        long expiry = now + leaseMillis;
+        try (PreparedStatement insert = prepare(connection, this.insert)) {
+            insert.setLong(1, id);
+            insert.setString(2, owner);
+            insert.setLong(3, expiry);
+            insert.setLong(4, expiry);
+            insert.executeUpdate();
+            return new Claim(id, 1, expiry, null, null);
+        } catch (SQLException e) {
+            if (lostRace(e)) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The row's own owner after a restart, or an expired row of someone else's: succeeds only if the row is
+     * still exactly as read, so that {@code row.highWater} is the high water committed when it changes hands.
+     */
+    private Claim takeOver(Connection connection, Row row, long now) throws SQLException {
+        long expiry = now + leaseMillis;
+        long highWater = Math.max(row.highWater, expiry);
+        Runnable hook = beforeTakeOver;
+        if (hook != null) {
+            hook.run();
+        }
+        try (PreparedStatement update = prepare(connection, takeOver)) {
+            update.setString(1, owner);
+            update.setLong(2, expiry);
+            update.setLong(3, highWater);
+            update.setLong(4, row.generation + 1);
+            update.setLong(5, row.machineId);
+            update.setLong(6, row.generation);
+            update.setLong(7, row.leaseExpiry);
+            update.setLong(8, row.highWater);
+            if (update.executeUpdate() != 1) {
+                return null;
+            }
+        } catch (SQLException e) {
+            if (lostRace(e)) {
+                return null;
+            }
+            throw e;
+        }
+        return new Claim(row.machineId, row.generation + 1, expiry, row.highWater,
+                row.owner.equals(owner) ? null : row.owner);
+    }
+
+    private boolean lostRace(SQLException e) {
+        for (SQLException s = e; s != null; s = s.getNextException()) {
+            String state = s.getSQLState();
+            if (state != null && (state.startsWith("23") || state.startsWith("40"))) {
+                return true;
+            }
+            if (s.getErrorCode() == H2_CONCURRENT_UPDATE || s.getErrorCode() == MYSQL_DEADLOCK
+                    || s.getErrorCode() == MYSQL_LOCK_WAIT_TIMEOUT) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void heartbeatQuietly() {
+        try {
+            heartbeat();
+        } catch (RuntimeException e) {
+            // A scheduled task that throws is never run again; the lease must keep trying.
+            LOG.log(Level.WARNING, "Machine-ID heartbeat on table " + table + " failed unexpectedly", e);
+        }
+    }
+
+    /**
+     * Renews the lease once: what the background heartbeat does every interval. Returns whether the lease is
+     * held afterwards. A failure leaves the lease to run out by itself; a row found in other hands revokes it
+     * for good.
+     */
+    boolean heartbeat() {
+        // Locked before the check, so that a caller returns only after any heartbeat already in the database.
+        database.lock();
+        try {
+            return renew();
+        } finally {
+            database.unlock();
+        }
+    }
+
+    private boolean renew() {
+        if (closed || lost || machineId < 0) {
+            return false;
+        }
+        long now = timeSource.currentTimeMillis();
+        // Strictly above every expiry written before, so the row always changes: MySQL run with
+        // useAffectedRows counts an UPDATE that writes the same values as no row.
+        long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
+        lastWrittenExpiry = expiry;
+        try (Connection connection = dataSource.getConnection()) {
+            int updated = inAutoCommit(connection, () -> writeRow(connection, machineId, generation, expiry, expiry));
+            if (updated == 1) {
+                synchronized (state) {
+                    if (closed) {
+                        // close() revoked the lease while this renewal was in the database: renewing the local
+                        // lease now would let IDs out after close() began. The row keeps the renewed lease until
+                        // close()'s release gets the database (if it still does in time) or the lease ends: that
+                        // only delays the next holder.
+                        return false;
+                    }
+                    // Only now is the new high-water mark committed, so only now may the node issue up to it.
+                    confirmedExpiry = expiry;
+                    lease.renew(expiry);
+                }
+                if (failing) {
+                    failing = false;
+                    LOG.log(Level.INFO, () -> "Renewed the lease on machine ID " + machineId + " in table " + table
+                            + " again; lease until " + Instant.ofEpochMilli(expiry));
+                }
+                return true;
+            }
+            Row row = inAutoCommit(connection, () -> readRow(connection, machineId));
+            lose(row == null
+                    ? "its row in table " + table + " was deleted"
+                    : "table " + table + " shows it taken over by owner '" + row.owner + "' (generation "
+                            + row.generation + ", this node held generation " + generation
+                            + ") after this node could not renew its lease in time");
+            return false;
+        } catch (SQLException | RuntimeException e) {
+            boolean held = lease.isHeldAt(now);
+            if (!failing) {
+                failing = true;
+                LOG.log(Level.WARNING, "Cannot renew the lease on machine ID " + machineId + " in table " + table
+                        + ": " + e.getMessage() + (held ? "; IDs are issued until " + Instant.ofEpochMilli(lease.heldUntil())
+                        + " unless a renewal succeeds first" : "; no ID is issued until a renewal succeeds"));
+            }
+            return held;
+        }
+    }
+
+    private void lose(String reason) {
+        String message = "machine ID " + machineId + " is no longer this node's (owner '" + owner + "'): " + reason
+                + "; build a new generator to lease another ID";
+        synchronized (state) {
+            lost = true;
+            if (!closed) {
+                lease.revoke(message);
+            }
+        }
+        LOG.log(Level.ERROR, message);
+        heartbeat.shutdown();
+    }
+
+    /**
+     * Revokes the lease at once (no ID is issued after close() began), stops the heartbeat and releases the
+     * row: its lease ends now, so another node may take it at once, but the owner stays, so a restart of this
+     * node gets the same ID back. Call after the last ID.
+     *
+     * <p>Returns within {@link #closeTimeout()} (the query timeout plus one second) whatever the database does.
+     * The release waits at most one second for a heartbeat that is in the database; if one is still there (a
+     * partition can keep a JDBC call waiting for minutes of TCP retries), or the release itself does not finish
+     * in time, the row is left as it is and frees itself when its lease ends, which is logged.
+     */
+    @Override
+    public void close() {
+        ScheduledExecutorService executor;
+        boolean held;
+        synchronized (state) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            executor = heartbeat;
+            held = machineId >= 0 && !lost;
+            if (held) {
+                lease.revoke("the machine-ID provider was closed");
+            }
+        }
+        // Read after the revocation: every ID issued before it carries an earlier clock reading.
+        long now = timeSource.currentTimeMillis();
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        if (!held) {
+            return;
+        }
+        // On a thread of its own, so that neither a heartbeat stuck in the driver nor a release stuck the same
+        // way (neither getConnection nor a socket read honours a query timeout on a partitioned network) can
+        // hold close() past its bound.
+        FutureTask<String> release = new FutureTask<>(() -> release(now));
+        Thread thread = new Thread(release, "vesta-machine-id-release-" + table + "-" + machineId);
+        thread.setDaemon(true);
+        thread.start();
+        String problem;
+        try {
+            problem = release.get(closeTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            problem = "the release did not finish within " + closeTimeoutMillis() + " ms (it may still land)";
+        } catch (ExecutionException e) {
+            problem = "the release failed: " + e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            problem = "close() was interrupted (the release may still land)";
+        }
+        if (problem != null) {
+            LOG.log(Level.WARNING, "Did not release machine ID " + machineId + " in table " + table + ": " + problem
+                    + "; the row becomes free by itself when its lease ends (the last expiry this node wrote is "
+                    + Instant.ofEpochMilli(lastWrittenExpiry) + "). No ID was issued after close() began.");
+        }
+    }
+
+    /** The release of close(): null when done (or nothing was left to release), else what kept it from being done. */
+    private String release(long now) throws InterruptedException {
+        if (!database.tryLock(CLOSE_WAIT_FOR_DATABASE_MILLIS, TimeUnit.MILLISECONDS)) {
+            // Releasing under a heartbeat that hangs in the database would mean waiting for it; the row's lease
+            // ends by itself, and nothing is issued meanwhile.
+            return "a heartbeat has been in the database for over " + CLOSE_WAIT_FOR_DATABASE_MILLIS + " ms";
+        }
+        try {
+            if (lost) {
+                return null;
+            }
+            // If the row was taken over meanwhile, the generation makes this a no-op.
+            releaseRow(machineId, generation, releaseMark(notBefore, confirmedExpiry, now), now);
+            return null;
+        } catch (SQLException | RuntimeException e) {
+            return e.getMessage();
+        } finally {
+            database.unlock();
+        }
+    }
+
+    /**
+     * The high water a release writes. Every ID this node issued carries a time before {@code now + 1} (the
+     * lease was revoked before {@code now} was read) and before {@code confirmedExpiry} (the lease never ran
+     * past it), so that exact mark lets the next holder start at once rather than at the end of the lease. But
+     * never below the mark this node inherited: the row's previous holder may still issue up to it (it learns
+     * at its next heartbeat that the row is gone), and the next holder must start after it too.
+     */
+    private static long releaseMark(Long inherited, long confirmedExpiry, long now) {
+        long own = Math.min(confirmedExpiry, now + 1);
+        return inherited == null ? own : Math.max(inherited, own);
+    }
+
+    private int releaseRow(long id, long heldGeneration, long highWater, long now) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return inAutoCommit(connection, () -> writeRow(connection, id, heldGeneration, now, highWater));
+        }
+    }
+
+    /** The holder's one write to its row: renewal and release alike, conditional on the generation it holds. */
+    private int writeRow(Connection connection, long id, long heldGeneration, long leaseExpiry, long highWater)
+            throws SQLException {
+        try (PreparedStatement update = prepare(connection, renew)) {
+            update.setLong(1, leaseExpiry);
+            update.setLong(2, highWater);
+            update.setLong(3, id);
+            update.setLong(4, heldGeneration);
+            return update.executeUpdate();
+        }
+    }
+
+    /** Creates the table if it does not exist, with the shipped script for this database. */
+    public void initializeSchema() {
+        try (Connection connection = dataSource.getConnection()) {
+            inAutoCommit(connection, () -> {
+                createTable(connection);
+                return null;
+            });
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot create table " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void createTable(Connection connection) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName();
+        String script = schemaScript(product, table);
+        try (Statement statement = connection.createStatement()) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            for (String sql : script.split(";")) {
+                if (!sql.isBlank()) {
+                    statement.execute(sql);
+                }
+            }
+        }
+    }
+
+    /**
+     * The shipped DDL for a database, by the product name JDBC reports ({@code PostgreSQL}, {@code MySQL},
+     * {@code MariaDB}, {@code H2}), with comments removed and {@code vesta_machine} replaced by {@code table}.
+     * @throws IllegalArgumentException for a product without a script, or a table name that is no identifier
+     */
+    public static String schemaScript(String databaseProductName, String table) {
+        checkTable("table", table);
+        String dialect = dialect(databaseProductName);
+        String resource = "schema-" + dialect + ".sql";
+        try (InputStream in = DbMachineIdProvider.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("vesta-jdbc is missing its resource io/vesta/machine/db/" + resource);
+            }
+            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return script.replaceAll("--[^\\n]*", "").replaceAll("\\bvesta_machine\\b", table).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String dialect(String product) {
+        String name = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        if (name.contains("postgres")) {
+            return "postgresql";
+        }
+        if (name.contains("mysql") || name.contains("mariadb")) {
+            return "mysql";
+        }
+        if (name.equals("h2")) {
+            return "h2";
+        }
+        throw new IllegalArgumentException("No schema script for database '" + product + "'; scripts ship for "
+                + "PostgreSQL, MySQL/MariaDB and H2 (io/vesta/machine/db/schema-*.sql): create the table by hand from one of them");
+    }
+
+    private <T> T inAutoCommit(Connection connection, SqlWork<T> work) throws SQLException {
+        // Each statement must be its own transaction: a pooled connection left in manual commit would keep one
+        // snapshot across our SELECTs (REPEATABLE READ) and never see the rows others claimed.
+        boolean autoCommit = connection.getAutoCommit();
+        if (!autoCommit) {
+            connection.setAutoCommit(true);
+        }
+        try {
+            return work.run();
+        } finally {
+            if (!autoCommit) {
+                try {
+                    connection.setAutoCommit(false);
+                } catch (SQLException ignored) {
+                    // a broken connection: the pool discards it
+                }
+            }
+        }
+    }
+
+    private PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setQueryTimeout(queryTimeoutSeconds);
+        return statement;
+    }
+
+    @Override
+    public MachineIdLease lease() {
+        return lease;
+    }
+
+    @Override
+    public OptionalLong notBefore() {
+        Long mark = notBefore;
+        return mark == null ? OptionalLong.empty() : OptionalLong.of(mark);
+    }
+
+    @Override
+    public String describe() {
+        String from = takenFrom;
+        return "db (table " + table + ", owner '" + owner + "'" + (from != null ? ", taken over from '" + from + "'" : "") + ")";
+    }
+
+    public String table() {
+        return table;
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public Duration leaseDuration() {
+        return Duration.ofMillis(leaseMillis);
+    }
+
+    public Duration heartbeatInterval() {
+        return Duration.ofMillis(heartbeatMillis);
+    }
+
+    /**
+     * The query timeout of every statement: the lease rounded up to whole seconds, since a statement that
+     * outlives the lease can no longer keep it.
+     */
+    public Duration queryTimeout() {
+        return Duration.ofSeconds(queryTimeoutSeconds);
+    }
+
+    /** The longest {@link #close()} takes: the query timeout plus the one second it may wait for a heartbeat. */
+    public Duration closeTimeout() {
+        return Duration.ofMillis(closeTimeoutMillis());
+    }
+
+    private long closeTimeoutMillis() {
+        return queryTimeoutSeconds * 1000L + CLOSE_WAIT_FOR_DATABASE_MILLIS;
+    }
+
+    @Override
+    public String toString() {
+        return "DbMachineIdProvider[" + describe() + ", lease " + leaseMillis + "ms, heartbeat " + heartbeatMillis + "ms]";
+    }
+
+    /** The default owner: this host's name and this process's ID, unique among live processes. */
+    public static String defaultOwner() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
+        return host + ":" + ProcessHandle.current().pid();
+    }
+
+    private static String checkTable(String name, String table) {
+        if (table == null || !TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException(name + " must be an SQL identifier (letters, digits and underscores, not"
+                    + " starting with a digit, at most 63 characters, optionally schema.table), was "
+                    + (table == null ? "null" : "'" + table + "'"));
+        }
+        return table;
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run() throws SQLException;
+    }
+
+    private record Row(long machineId, String owner, long leaseExpiry, long highWater, long generation) {
+        static Row of(ResultSet rs) throws SQLException {
+            return new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
+        }
+    }
+
+    private record Claim(long machineId, long generation, long expiry, Long notBefore, String takenFrom) {
+    }
+
+    /** Settings of a {@link DbMachineIdProvider}; every setting is checked in {@link #build()}. */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+        private String table = DEFAULT_TABLE;
+        private String owner;
+        private Duration lease = DEFAULT_LEASE;
+        private Duration heartbeat = DEFAULT_HEARTBEAT;
+        private boolean initializeSchema;
+        private TimeSource timeSource = TimeSource.system();
+        private String settingPrefix = "";
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /** The table name, {@value #DEFAULT_TABLE} by default; an identifier, optionally {@code schema.table}. */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /** Who this node is, stable across its restarts; {@link #defaultOwner()} by default. */
+        public Builder owner(String owner) {
+            this.owner = owner;
+            return this;
+        }
+
+        /** How long the row stays this node's after a renewal; 30 s by default. */
+        public Builder lease(Duration lease) {
+            this.lease = lease;
+            return this;
+        }
+
+        /** How often the lease is renewed; 5 s by default, at most a third of the lease. */
+        public Builder heartbeat(Duration heartbeat) {
+            this.heartbeat = heartbeat;
+            return this;
+        }
+
+        /** Whether {@code acquire} first creates the table if it does not exist; off by default. */
+        public Builder initializeSchema(boolean initializeSchema) {
+            this.initializeSchema = initializeSchema;
+            return this;
+        }
+
+        public Builder timeSource(TimeSource timeSource) {
+            this.timeSource = timeSource;
+            return this;
+        }
+
+        /**
+         * Put before each setting's name in error messages, so they name what the user typed:
+         * {@code "vesta.machine-id.db."} gives {@code "vesta.machine-id.db.lease must be in ..."}.
+         */
+        public Builder settingPrefix(String settingPrefix) {
+            this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
+            return this;
+        }
+
+        public DbMachineIdProvider build() {
+            if (dataSource == null) {
+                throw new IllegalArgumentException(settingPrefix + "dataSource must be set");
+            }
+            if (timeSource == null) {
+                throw new IllegalArgumentException(settingPrefix + "timeSource must be set");
+            }
+            checkTable(settingPrefix + "table", table);
+            if (owner == null) {
+                owner = defaultOwner();
+            }
+            if (owner.isBlank() || owner.length() > MAX_OWNER_LENGTH) {
+                throw new IllegalArgumentException(settingPrefix + "owner must be 1 to " + MAX_OWNER_LENGTH
+                        + " characters and not blank, was '" + owner + "' (" + owner.length() + " characters)");
+            }
+            if (lease == null || lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
+                throw new IllegalArgumentException(settingPrefix + "lease must be in [" + MIN_LEASE.toMillis() + "ms, "
+                        + MAX_LEASE.toMillis() + "ms], was " + (lease == null ? "null" : lease.toMillis() + "ms"));
+            }
+            // At most a third: two heartbeats in a row may fail before the lease runs out.
+            Duration maxHeartbeat = lease.dividedBy(3);
+            if (heartbeat == null || heartbeat.compareTo(MIN_HEARTBEAT) < 0 || heartbeat.compareTo(maxHeartbeat) > 0) {
+                throw new IllegalArgumentException(settingPrefix + "heartbeat must be in [" + MIN_HEARTBEAT.toMillis() + "ms, "
+                        + maxHeartbeat.toMillis() + "ms] (at most a third of " + settingPrefix + "lease " + lease.toMillis()
+                        + "ms), was " + (heartbeat == null ? "null" : heartbeat.toMillis() + "ms"));
+            }
+            return new DbMachineIdProvider(this);
+        }
+    }
+}

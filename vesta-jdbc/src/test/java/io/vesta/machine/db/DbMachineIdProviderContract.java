@@ -1,0 +1,574 @@
+package io.vesta.machine.db;
+
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.EmbeddedIdService;
+import io.vesta.IdType;
+import io.vesta.time.ManualTimeSource;
+import io.vesta.time.TimeSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * What {@link DbMachineIdProvider} promises, run against each database by a subclass. Every test works in a
+ * table of its own and drops it afterwards, so runs never collide.
+ */
+abstract class DbMachineIdProviderContract {
+
+    static final Instant T0 = Instant.parse("2026-06-01T12:00:00Z");
+
+    /** The database's JDBC URL; the subclass skips (with the variable's name) when it is not configured. */
+    abstract String url();
+
+    /** SQL giving the current session's ID on the server. */
+    abstract String sessionIdQuery();
+
+    /** SQL that kills the server session with the ID bound as its only parameter. */
+    abstract String killSessionSql();
+
+    // One line per lease taken is right for a node, too much for hundreds of them in a test. Held in a field:
+    // java.util.logging forgets the level of a logger nobody references.
+    private static final java.util.logging.Logger QUIET = java.util.logging.Logger.getLogger("io.vesta.machine");
+
+    static {
+        QUIET.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    String table;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final List<TestDataSource> dataSources = new ArrayList<>();
+
+    @BeforeEach
+    void createTable() {
+        table = "vesta_machine_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        provider(pooled(1), "schema", TimeSource.system()).initializeSchema();
+    }
+
+    @AfterEach
+    void dropTable() throws Exception {
+        for (AutoCloseable closeable : toClose) {
+            closeable.close();
+        }
+        for (TestDataSource dataSource : dataSources) {
+            dataSource.close();
+        }
+        try (Connection connection = DriverManager.getConnection(url()); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    TestDataSource pooled(int maxOpen) {
+        TestDataSource dataSource = TestDataSource.pooled(url(), maxOpen);
+        dataSources.add(dataSource);
+        return dataSource;
+    }
+
+    TestDataSource single() {
+        TestDataSource dataSource = TestDataSource.single(url());
+        dataSources.add(dataSource);
+        return dataSource;
+    }
+
+    DbMachineIdProvider.Builder builder(TestDataSource dataSource, String owner, TimeSource clock) {
+        return DbMachineIdProvider.builder(dataSource).table(table).owner(owner).timeSource(clock)
+                // Longer than any test runs: the tests drive heartbeats by hand unless they say otherwise.
+                .lease(Duration.ofSeconds(60)).heartbeat(Duration.ofSeconds(20));
+    }
+
+    DbMachineIdProvider provider(TestDataSource dataSource, String owner, TimeSource clock) {
+        DbMachineIdProvider provider = builder(dataSource, owner, clock).build();
+        toClose.add(provider);
+        return provider;
+    }
+
+    EmbeddedIdService service(DbMachineIdProvider provider, TimeSource clock) {
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
+                .machineIdProvider(provider).timeSource(clock).build();
+        toClose.add(service);
+        return service;
+    }
+
+    long rowValue(long machineId, String column) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(url());
+                PreparedStatement select = connection.prepareStatement("SELECT " + column + " FROM " + table + " WHERE machine_id = ?")) {
+            select.setLong(1, machineId);
+            try (ResultSet rs = select.executeQuery()) {
+                assertThat(rs.next()).as("row of machine ID %d", machineId).isTrue();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
+    void twoHundredConcurrentAcquirersGetDistinctIds() throws Exception {
+        int acquirers = 200;
+        TestDataSource dataSource = pooled(20);
+        List<DbMachineIdProvider> providers = new ArrayList<>();
+        for (int i = 0; i < acquirers; i++) {
+            providers.add(provider(dataSource, "node-" + i, TimeSource.system()));
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(acquirers);
+        try {
+            List<Future<Long>> ids = new ArrayList<>();
+            for (DbMachineIdProvider provider : providers) {
+                ids.add(threads.submit(() -> {
+                    start.await();
+                    return provider.acquire(MachineIdRange.EMBEDDED);
+                }));
+            }
+            start.countDown();
+            Set<Long> distinct = ConcurrentHashMap.newKeySet();
+            for (Future<Long> id : ids) {
+                distinct.add(id.get(60, TimeUnit.SECONDS));
+            }
+            // Each took the lowest ID free at its moment, so together they fill the bottom of the range.
+            assertThat(distinct).hasSize(acquirers)
+                    .containsExactlyInAnyOrderElementsOf(LongStream.range(0, acquirers).boxed().toList());
+            List<Future<?>> closed = new ArrayList<>();
+            for (DbMachineIdProvider provider : providers) {
+                closed.add(threads.submit(provider::close));
+            }
+            for (Future<?> close : closed) {
+                close.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void aRestartGetsTheSameIdBackAfterACleanCloseAndAfterACrash() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(4);
+        DbMachineIdProvider first = provider(dataSource, "node-a", clock);
+        EmbeddedIdService a = service(first, clock);
+        long other = provider(dataSource, "node-b", clock).acquire(MachineIdRange.EMBEDDED);
+        long lastBeforeClose = a.genId();
+        a.close();
+
+        clock.advance(Duration.ofMillis(5));
+        DbMachineIdProvider restarted = provider(dataSource, "node-a", clock);
+        EmbeddedIdService again = service(restarted, clock);
+
+        assertThat(again.machineId()).isEqualTo(a.machineId()).isNotEqualTo(other);
+        // A clean close writes the exact mark: the restart need not wait for the old lease to end.
+        assertThat(restarted.notBefore()).hasValue(T0.toEpochMilli() + 1);
+        assertThat(again.genId()).isGreaterThan(lastBeforeClose);
+        assertThat(restarted.describe()).isEqualTo("db (table " + table + ", owner 'node-a')");
+
+        // A crash leaves the lease running: the restart gets the ID back but starts after the old lease.
+        DbMachineIdProvider afterCrash = provider(dataSource, "node-a", clock);
+        assertThat(afterCrash.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(afterCrash.notBefore()).hasValue(clock.now().plusSeconds(60).toEpochMilli());
+        // ...and the crashed holder can no longer renew: the row moved to a new generation.
+        assertThat(restarted.heartbeat()).isFalse();
+        assertThat(restarted.lease().lostReason()).contains("taken over by owner 'node-a'");
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverAndTheNewOwnersIdsComeAfterTheOldOwnersLast() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        TestDataSource dataSourceA = pooled(2);
+        DbMachineIdProvider providerA = provider(dataSourceA, "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genIds(100);
+        long highWater = rowValue(a.machineId(), "high_water");
+        assertThat(highWater).isEqualTo(T0.plusSeconds(60).toEpochMilli());
+
+        // Node A is cut off from the database; node B's clock runs 30 s ahead of A's, so B sees A's lease
+        // expire while A, by its own clock, still holds it for another 30 s.
+        dataSourceA.down(true);
+        clockA.advance(Duration.ofSeconds(30));
+        assertThat(providerA.heartbeat()).isTrue();
+        ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
+        DbMachineIdProvider providerB = provider(pooled(2), "node-b", clockB);
+        EmbeddedIdService b = service(providerB, clockB);
+
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(providerB.notBefore()).hasValue(highWater);
+        assertThat(b.machineIdSource()).contains("taken over from 'node-a'");
+        long lastOfA = a.genIds(100)[99];
+        clockA.advance(Duration.ofMillis(29_999));
+        lastOfA = Math.max(lastOfA, a.genId());
+        long firstOfB = b.genId();
+        assertThat(firstOfB).isGreaterThan(lastOfA);
+        assertThat(b.expId(firstOfB).time()).isGreaterThan(a.expId(lastOfA).time());
+
+        // A reaches the database again: the row is B's now, so A must never issue under it again.
+        dataSourceA.down(false);
+        assertThat(providerA.heartbeat()).isFalse();
+        assertThatThrownBy(a::genId).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageContaining("is no longer this node's (owner 'node-a')")
+                .hasMessageContaining("taken over by owner 'node-b'");
+        clockA.set(clockB.now());
+        assertThatThrownBy(a::genId).isInstanceOf(MachineIdUnavailableException.class);
+        assertThat(providerB.heartbeat()).isTrue();
+    }
+
+    @Test
+    void aFullRangeIsRefusedNamingTheTableTheRangeAndHowManyRowsHoldIt() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(2);
+        MachineIdRange range = new MachineIdRange(5, 7);
+        for (String owner : List.of("node-a", "node-b", "node-c")) {
+            provider(dataSource, owner, clock).acquire(range);
+        }
+
+        assertThatThrownBy(() -> provider(dataSource, "node-d", clock).acquire(range))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessage("No machine ID is free in range 5-7 of table " + table + ": 3 rows hold a live lease on all 3 IDs"
+                        + " of the range (the first lease ends at 2026-06-01T12:01:00Z). Stop a node, widen the range,"
+                        + " or wait for a lease to end.");
+
+        clock.advance(Duration.ofSeconds(60));
+        assertThat(provider(dataSource, "node-d", clock).acquire(range)).isEqualTo(5);
+    }
+
+    @Test
+    void theDatabaseDownDuringHeartbeatsStopsIssuingOnceTheLeaseRunsOutAndRenewalRecovers() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(2);
+        DbMachineIdProvider provider = provider(dataSource, "node-a", clock);
+        EmbeddedIdService service = service(provider, clock);
+        service.genId();
+
+        dataSource.down(true);
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(provider.heartbeat()).as("still within the lease").isTrue();
+        service.genId();
+        clock.advance(Duration.ofSeconds(40));
+        assertThat(provider.heartbeat()).isFalse();
+        assertThatThrownBy(service::genId).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessage("Machine ID " + service.machineId() + " is not held by this node at 2026-06-01T12:01:00Z: its"
+                        + " lease expired at 2026-06-01T12:01:00Z and has not been renewed. No ID is issued until the"
+                        + " lease is held again.");
+
+        dataSource.down(false);
+        assertThat(provider.heartbeat()).isTrue();
+        assertThat(service.genId()).isPositive();
+        // Each failed attempt already counted as written, so the renewal lands a millisecond or so above.
+        assertThat(service.machineIdLease().heldUntil())
+                .isBetween(clock.now().plusSeconds(60).toEpochMilli(), clock.now().plusSeconds(60).plusMillis(5).toEpochMilli());
+    }
+
+    @Test
+    void closeReleasesTheRowSoAnotherNodeTakesItAtOnce() throws SQLException {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(2);
+        EmbeddedIdService a = service(provider(dataSource, "node-a", clock), clock);
+        long last = a.genId();
+        a.close();
+        assertThatThrownBy(a::genId).isInstanceOf(IllegalStateException.class).hasMessageContaining("was closed");
+        assertThat(a.machineIdLease().lostReason()).isEqualTo("the machine-ID provider was closed");
+        assertThat(rowValue(a.machineId(), "lease_expiry")).isEqualTo(T0.toEpochMilli());
+
+        EmbeddedIdService b = service(provider(dataSource, "node-b", clock), clock);
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(b.genId()).isGreaterThan(last);
+    }
+
+    @Test
+    void aBrokenConnectionStopsIssuingWithinTheLeaseAndANewConnectionRecovers() throws Exception {
+        TestDataSource dataSource = single();
+        DbMachineIdProvider provider = builder(dataSource, "node-a", TimeSource.system())
+                .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
+        toClose.add(provider);
+        EmbeddedIdService service = service(provider, TimeSource.system());
+        Thread.sleep(1_300);
+        assertThat(service.genId()).as("the background heartbeat renews the lease").isPositive();
+
+        long session;
+        try (Statement statement = dataSource.physical().createStatement();
+                ResultSet rs = statement.executeQuery(sessionIdQuery())) {
+            rs.next();
+            session = rs.getLong(1);
+        }
+        dataSource.down(true);
+        try (Connection admin = DriverManager.getConnection(url()); PreparedStatement kill = admin.prepareStatement(killSessionSql())) {
+            kill.setLong(1, session);
+            kill.execute();
+        }
+        awaitTrue("the node stops issuing", () -> {
+            try {
+                service.genId();
+                return false;
+            } catch (MachineIdUnavailableException e) {
+                return e.getMessage().contains("its lease expired");
+            }
+        });
+
+        dataSource.down(false);
+        awaitTrue("the node issues again", () -> {
+            try {
+                return service.genId() > 0;
+            } catch (MachineIdUnavailableException e) {
+                return false;
+            }
+        });
+        assertThat(dataSource.opened()).isGreaterThanOrEqualTo(2);
+    }
+
+    /** The IDs that appear in both. */
+    static Set<Long> repeated(long[] a, long[] b) {
+        Set<Long> ofA = Arrays.stream(a).boxed().collect(Collectors.toSet());
+        return Arrays.stream(b).filter(ofA::contains).boxed().collect(Collectors.toSet());
+    }
+
+    /** Runs {@code action} the first time only: the race is staged once, then the provider may retry in peace. */
+    static Runnable once(Runnable action) {
+        AtomicBoolean done = new AtomicBoolean();
+        return () -> {
+            if (done.compareAndSet(false, true)) {
+                action.run();
+            }
+        };
+    }
+
+    @Test
+    void aRenewalCommittedBetweenATakeoversReadAndItsWriteKeepsTheRowWithItsHolderAndNoIdRepeats() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        // A falls behind on heartbeats (a GC pause): 50 s without one, its lease (until T0 + 60 s) still held.
+        clockA.advance(Duration.ofSeconds(50));
+        // B's clock is 10 s ahead: B finds A's lease over and reads the row; before B writes, A's late heartbeat
+        // commits and pushes lease and high water to T0 + 110 s.
+        ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
+        DbMachineIdProvider providerB = provider(pooled(2), "node-b", clockB);
+        AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
+        providerB.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        EmbeddedIdService b = service(providerB, clockB);
+        assertThat(renewedInBetween.get()).as("A's heartbeat ran between B's read and B's write, and committed").isTrue();
+
+        // Both issue at the same instant: inside A's renewed lease, and after the high water B read.
+        Instant same = T0.plusSeconds(60).plusMillis(1);
+        clockA.set(same);
+        clockB.set(same);
+        long[] idsOfA = a.genIds(1000);
+        long[] idsOfB = b.genIds(1000);
+
+        Set<Long> repeated = repeated(idsOfA, idsOfB);
+        assertThat(repeated).as("%d of B's first 1000 IDs (machine ID %d) repeat A's (machine ID %d)",
+                repeated.size(), b.machineId(), a.machineId()).isEmpty();
+        // The renewal won: B's takeover matched no row, so B went on to the next free ID.
+        assertThat(b.machineId()).isNotEqualTo(a.machineId());
+        assertThat(b.machineIdSource()).doesNotContain("taken over");
+        assertThat(rowValue(a.machineId(), "generation")).isEqualTo(1);
+        assertThat(rowValue(a.machineId(), "high_water")).isEqualTo(T0.plusSeconds(110).toEpochMilli());
+        assertThat(providerA.heartbeat()).as("A still holds its row").isTrue();
+        assertThat(a.genId()).isPositive();
+    }
+
+    @Test
+    void aRestartThatReadsItsRowJustBeforeThePreviousRunRenewsStartsAfterTheRenewedHighWater() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        clockA.advance(Duration.ofSeconds(10));
+        // node-a starts again while its previous run still lives (a replacement started before the old process
+        // died): the restart reads its row, then the old run's heartbeat commits a lease until T0 + 70 s.
+        ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(68));
+        DbMachineIdProvider restarted = provider(pooled(2), "node-a", clockR);
+        AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
+        restarted.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        EmbeddedIdService r = service(restarted, clockR);
+        assertThat(renewedInBetween.get()).as("the old run's heartbeat committed between the restart's read and write").isTrue();
+
+        clockA.set(T0.plusSeconds(68));
+        long[] idsOfOldRun = a.genIds(1000);
+        long[] idsOfRestart = r.genIds(1000);
+
+        Set<Long> repeated = repeated(idsOfOldRun, idsOfRestart);
+        assertThat(repeated).as("%d of the restart's first 1000 IDs repeat the old run's", repeated.size()).isEmpty();
+        // The restart read its row again and took it over with the high water committed at that moment.
+        assertThat(r.machineId()).isEqualTo(a.machineId());
+        assertThat(restarted.notBefore()).hasValue(T0.plusSeconds(70).toEpochMilli());
+        assertThat(providerA.heartbeat()).isFalse();
+        assertThat(providerA.lease().lostReason()).contains("taken over by owner 'node-a'");
+    }
+
+    @Test
+    void aReleaseRightAfterATakeoverKeepsTheHighWaterItTookOver() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        // A restart of node-a takes the row over while the old run still holds its lease until T0 + 60 s, so
+        // it may issue only after that; it is closed at T0 + 1 s, before it issued anything.
+        ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(1));
+        DbMachineIdProvider restarted = provider(pooled(2), "node-a", clockR);
+        assertThat(restarted.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(restarted.notBefore()).hasValue(T0.plusSeconds(60).toEpochMilli());
+        restarted.close();
+        // Node C takes the released row at T0 + 59 s, while the old run, which has not yet noticed it lost the
+        // row, still issues within its lease.
+        ManualTimeSource clockC = new ManualTimeSource(T0.plusSeconds(59));
+        DbMachineIdProvider providerC = provider(pooled(2), "node-c", clockC);
+        EmbeddedIdService c = service(providerC, clockC);
+        clockA.set(T0.plusSeconds(59));
+        long[] idsOfA = a.genIds(1000);
+        long[] idsOfC = c.genIds(1000);
+
+        assertThat(c.machineId()).isEqualTo(a.machineId());
+        Set<Long> repeated = repeated(idsOfA, idsOfC);
+        assertThat(repeated).as("%d of C's first 1000 IDs repeat A's", repeated.size()).isEmpty();
+        assertThat(providerC.notBefore()).hasValue(T0.plusSeconds(60).toEpochMilli());
+    }
+
+    @Test
+    void closeReturnsInTimeAndRevokesTheLeaseWhileAHeartbeatIsStuckGettingAConnection() throws Exception {
+        closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint.CONNECTION);
+    }
+
+    @Test
+    void closeReturnsInTimeAndRevokesTheLeaseWhileAHeartbeatIsStuckInAStatement() throws Exception {
+        closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint.STATEMENT);
+    }
+
+    /** The bound close() documents for a one-second lease: the query timeout (1 s) plus one second. */
+    static final Duration CLOSE_BOUND_OF_A_ONE_SECOND_LEASE = Duration.ofSeconds(2);
+    /** Room for the test's own threads to be scheduled on a busy machine. */
+    static final Duration SCHEDULING_SLACK = Duration.ofMillis(750);
+
+    private void closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint point) throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(3);
+        DbMachineIdProvider provider = builder(dataSource, "node-a", clock)
+                .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
+        toClose.add(provider);
+        assertThat(provider.closeTimeout()).isEqualTo(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE);
+        EmbeddedIdService service = service(provider, clock);
+        service.genId();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        TestDataSource.Stall stall = dataSource.stall(point);
+        try {
+            Future<Boolean> stuck = threads.submit(provider::heartbeat);
+            assertThat(stall.awaitBlocked(Duration.ofSeconds(10))).as("a heartbeat hangs in the database").isTrue();
+
+            long started = System.nanoTime();
+            Future<?> closing = threads.submit(provider::close);
+            try {
+                closing.get(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                fail("close() had not returned " + CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis()
+                        + " ms after it was called: it waits for the heartbeat stuck at " + point);
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(took).as("how long close() took").isLessThanOrEqualTo(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plus(SCHEDULING_SLACK));
+            assertThatThrownBy(service::genId).isInstanceOf(MachineIdUnavailableException.class)
+                    .hasMessageContaining("the machine-ID provider was closed");
+            assertThat(rowValue(service.machineId(), "lease_expiry")).as("not released under a heartbeat that holds the row")
+                    .isGreaterThan(T0.toEpochMilli());
+
+            // The stuck heartbeat gets through at last and its renewal commits: the lease must stay revoked.
+            stall.release();
+            assertThat(stuck.get(10, TimeUnit.SECONDS)).as("a heartbeat that ends after close()").isFalse();
+            assertThat(provider.heartbeat()).isFalse();
+            assertThat(provider.lease().isHeldAt(clock.currentTimeMillis())).isFalse();
+            assertThatThrownBy(service::genId).hasMessageContaining("the machine-ID provider was closed");
+        } finally {
+            stall.release();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void closeReturnsInTimeWhileAcquireIsStuckAndTheRowAcquireThenClaimsIsReleased() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(3);
+        DbMachineIdProvider provider = builder(dataSource, "node-a", clock)
+                .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
+        toClose.add(provider);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        TestDataSource.Stall stall = dataSource.stall(TestDataSource.StallPoint.STATEMENT);
+        try {
+            Future<Long> acquiring = threads.submit(() -> provider.acquire(MachineIdRange.EMBEDDED));
+            assertThat(stall.awaitBlocked(Duration.ofSeconds(10))).as("acquire hangs in the database").isTrue();
+
+            long started = System.nanoTime();
+            Future<?> closing = threads.submit(provider::close);
+            try {
+                closing.get(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                fail("close() had not returned " + CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plusSeconds(3).toMillis()
+                        + " ms after it was called: it waits for the stuck acquire");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("how long close() took")
+                    .isLessThanOrEqualTo(CLOSE_BOUND_OF_A_ONE_SECOND_LEASE.plus(SCHEDULING_SLACK));
+
+            stall.release();
+            assertThatThrownBy(() -> acquiring.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("was closed while it leased machine ID 0");
+            assertThat(provider.lease().isHeldAt(clock.currentTimeMillis())).isFalse();
+            // The row acquire claimed after close() began was given back at once.
+            assertThat(rowValue(0, "lease_expiry")).isEqualTo(T0.toEpochMilli());
+            assertThat(provider(pooled(1), "node-b", clock).acquire(MachineIdRange.EMBEDDED)).isZero();
+        } finally {
+            stall.release();
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void everyStatementTheProviderRunsCarriesAQueryTimeout() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(2);
+        DbMachineIdProvider first = builder(dataSource, "node-a", clock).initializeSchema(true).build();
+        toClose.add(first);
+        long id = first.acquire(MachineIdRange.EMBEDDED);
+        assertThat(first.heartbeat()).isTrue();
+        DbMachineIdProvider restarted = provider(dataSource, "node-a", clock);
+        assertThat(restarted.acquire(MachineIdRange.EMBEDDED)).isEqualTo(id);
+        assertThat(first.heartbeat()).as("taken over: the heartbeat reads the row to say by whom").isFalse();
+        restarted.close();
+
+        List<TestDataSource.Executed> executed = dataSource.executed();
+        // DDL, the range SELECT, INSERT, renewal, takeover, the single-row SELECT and the release.
+        assertThat(executed.stream().map(e -> e.sql().split("\\s+")[0].toUpperCase(java.util.Locale.ROOT)).distinct())
+                .contains("CREATE", "SELECT", "INSERT", "UPDATE");
+        assertThat(executed).hasSizeGreaterThanOrEqualTo(9)
+                .allSatisfy(e -> assertThat(e.queryTimeoutSeconds()).as("query timeout of: %s", e.sql()).isPositive());
+    }
+
+    static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 10 s for: " + what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+}

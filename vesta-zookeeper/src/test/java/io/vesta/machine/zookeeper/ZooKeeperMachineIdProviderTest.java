@@ -1,0 +1,462 @@
+package io.vesta.machine.zookeeper;
+
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.EmbeddedIdService;
+import io.vesta.IdType;
+import io.vesta.time.TimeSource;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ZooKeeperMachineIdProviderTest {
+
+    // Quiet the one-line-per-event logging of many providers; held in a field so the level sticks.
+    private static final java.util.logging.Logger QUIET = java.util.logging.Logger.getLogger("io.vesta.machine");
+
+    private static TestingServer server;
+
+    @TempDir
+    Path dir;
+    private String namespace;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        QUIET.setLevel(java.util.logging.Level.SEVERE);
+        server = new TestingServer(loopback(), true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    /** A server instance on 127.0.0.1 with free ports, its data deleted on close. */
+    static InstanceSpec loopback() {
+        return new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1, null, "127.0.0.1");
+    }
+
+    @BeforeEach
+    void namespace() {
+        namespace = "test-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+    }
+
+    /** Closes the services and providers, newest first; a test with a server of its own calls it before closing that. */
+    @AfterEach
+    void closeAll() throws Exception {
+        Collections.reverse(toClose);
+        for (AutoCloseable closeable : toClose) {
+            closeable.close();
+        }
+        toClose.clear();
+    }
+
+    private ZooKeeperMachineIdProvider.Builder builder(String connectString, String owner, TimeSource clock) {
+        return ZooKeeperMachineIdProvider.builder(connectString).namespace(namespace).owner(owner).timeSource(clock)
+                .reportInterval(Duration.ofMillis(100)).connectionTimeout(Duration.ofSeconds(3))
+                .cacheFile(dir.resolve(owner + ".machine-id"));
+    }
+
+    private ZooKeeperMachineIdProvider provider(ZooKeeperMachineIdProvider.Builder builder) {
+        ZooKeeperMachineIdProvider provider = builder.build();
+        toClose.add(provider);
+        return provider;
+    }
+
+    private ZooKeeperMachineIdProvider provider(String owner, TimeSource clock) {
+        return provider(builder(server.getConnectString(), owner, clock));
+    }
+
+    private EmbeddedIdService service(ZooKeeperMachineIdProvider provider, TimeSource clock) {
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
+                .machineIdProvider(provider).timeSource(clock).build();
+        toClose.add(service);
+        return service;
+    }
+
+    private static ShiftedTimeSource shifted(Duration offset) {
+        return new ShiftedTimeSource(offset);
+    }
+
+    @Test
+    void manyOwnersGetDistinctIdsFromTheirNodesSequences() throws Exception {
+        int owners = 24;
+        List<ZooKeeperMachineIdProvider> providers = new ArrayList<>();
+        for (int i = 0; i < owners; i++) {
+            providers.add(provider("10.0.0." + i + ":8080", TimeSource.system()));
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Long>> ids = new ArrayList<>();
+            for (ZooKeeperMachineIdProvider provider : providers) {
+                ids.add(threads.submit(() -> provider.acquire(new MachineIdRange(100, 923))));
+            }
+            Set<Long> distinct = new HashSet<>();
+            for (Future<Long> id : ids) {
+                distinct.add(id.get(60, TimeUnit.SECONDS));
+            }
+            assertThat(distinct).containsExactlyInAnyOrderElementsOf(LongStream.range(100, 100 + owners).boxed().toList());
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(providers.get(0).nodePath()).matches("/vesta/" + namespace + "/forever/10\\.0\\.0\\.0:8080-\\d{10}");
+    }
+
+    @Test
+    void aRestartFindsItsNodeByOwnerAndGetsTheSameId() {
+        ZooKeeperMachineIdProvider other = provider("10.0.0.9:8080", TimeSource.system());
+        other.acquire(MachineIdRange.EMBEDDED);
+        ZooKeeperMachineIdProvider first = provider("10.0.0.1:8080", TimeSource.system());
+        EmbeddedIdService a = service(first, TimeSource.system());
+        long last = a.genId();
+        a.close();
+
+        ZooKeeperMachineIdProvider restarted = provider("10.0.0.1:8080", TimeSource.system());
+        EmbeddedIdService again = service(restarted, TimeSource.system());
+
+        assertThat(again.machineId()).isEqualTo(a.machineId()).isEqualTo(1);
+        assertThat(restarted.nodePath()).isEqualTo(first.nodePath());
+        assertThat(again.genId()).isGreaterThan(last);
+        assertThat(restarted.notBefore()).isPresent();
+        assertThat(again.machineIdSource()).isEqualTo("zookeeper (" + first.nodePath() + ")");
+    }
+
+    @Test
+    void aSecondLiveProcessUnderTheSameOwnerIsRefused() {
+        ZooKeeperMachineIdProvider first = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(Duration.ofMillis(600)));
+        EmbeddedIdService a = service(first, TimeSource.system());
+        // Its own Curator client, so its own session: another process as far as ZooKeeper can tell.
+        ZooKeeperMachineIdProvider second = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(Duration.ofMillis(600)));
+
+        assertThatThrownBy(() -> second.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageStartingWith("Another live process holds owner '10.0.0.1:8080' in namespace '" + namespace + "'")
+                .hasMessageContaining("give each process an owner of its own");
+        assertThat(first.report()).isTrue();
+        assertThat(a.genId()).isPositive();
+    }
+
+    /**
+     * The first process is cut off from ZooKeeper (its session ends, so its live node goes) but goes on issuing
+     * under its lease; a second process under the same owner takes the node over. Everything the second issues
+     * comes after everything the first could issue, and the first stops when its lease ends.
+     */
+    @Test
+    void aTakeoverStartsAfterEverythingACutOffHolderCouldIssue() throws Exception {
+        Duration lease = Duration.ofMillis(900);
+        ZooKeeperMachineIdProvider first = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(lease));
+        EmbeddedIdService a = service(first, TimeSource.system());
+        assertThat(first.report()).isTrue();
+        first.client().close(); // the partition: no report succeeds from here on
+
+        Set<Long> fromFirst = ConcurrentHashMap.newKeySet();
+        AtomicBoolean firstStopped = new AtomicBoolean();
+        Thread issuing = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline) {
+                try {
+                    fromFirst.add(a.genId());
+                } catch (MachineIdUnavailableException e) {
+                    firstStopped.set(true);
+                    return;
+                }
+            }
+        });
+        issuing.start();
+
+        ZooKeeperMachineIdProvider second = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .lease(lease).cacheFile(dir.resolve("second.machine-id")));
+        EmbeddedIdService b = service(second, TimeSource.system());
+        Set<Long> fromSecond = new HashSet<>();
+        for (int i = 0; i < 20_000; i++) {
+            fromSecond.add(b.genId());
+        }
+        issuing.join(15_000);
+
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(firstStopped).as("the cut-off holder stops when its lease ends").isTrue();
+        assertThat(fromFirst).isNotEmpty();
+        Set<Long> repeated = new HashSet<>(fromSecond);
+        repeated.retainAll(fromFirst);
+        assertThat(repeated).as("IDs of the second that repeat the first's").isEmpty();
+        long lastOfFirst = fromFirst.stream().mapToLong(id -> a.expId(id).time()).max().orElseThrow();
+        long firstOfSecond = fromSecond.stream().mapToLong(id -> b.expId(id).time()).min().orElseThrow();
+        assertThat(firstOfSecond).isGreaterThan(lastOfFirst);
+    }
+
+    @Test
+    void aRestartInTheMillisecondOfACleanCloseDoesNotRepeatTheLastIds() {
+        io.vesta.time.ManualTimeSource clock = new io.vesta.time.ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
+        ZooKeeperMachineIdProvider first = provider("10.0.0.1:8080", clock);
+        EmbeddedIdService a = service(first, clock);
+        long[] before = a.genIds(10);
+        a.close(); // the clock has not moved: the close lands in the millisecond of the last IDs
+
+        // Restarted in that same millisecond; it waits for the clock to pass the closing mark if it must.
+        EmbeddedIdService b = service(provider("10.0.0.1:8080", clock), clock);
+        long[] after = b.genIds(10);
+
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        Set<Long> repeated = new HashSet<>();
+        for (long id : after) {
+            for (long earlier : before) {
+                if (id == earlier) {
+                    repeated.add(id);
+                }
+            }
+        }
+        assertThat(repeated).as("IDs of the restart that repeat the closed run's").isEmpty();
+    }
+
+    @Test
+    void theDefaultOwnerTellsContainersWithTheSameAddressApart() throws Exception {
+        List<java.net.InetAddress> bridge = List.of(java.net.InetAddress.getByName("127.0.0.1"),
+                java.net.InetAddress.getByName("172.17.0.2"));
+        String one = ZooKeeperMachineIdProvider.defaultOwner("3f2a9c1b7d4e", bridge, 1);
+        String other = ZooKeeperMachineIdProvider.defaultOwner("8c7b6a5d4e3f", bridge, 1);
+
+        assertThat(one).isEqualTo("3f2a9c1b7d4e@172.17.0.2:1");
+        assertThat(other).isNotEqualTo(one);
+        assertThat(ZooKeeperMachineIdProvider.defaultOwner("odd/name with:parts", bridge, 7)).isEqualTo("odd_name_with_parts@172.17.0.2:7");
+        assertThat(ZooKeeperMachineIdProvider.defaultOwner()).matches("[^/\\s@]+@[0-9.]+:\\d+");
+    }
+
+    @Test
+    void aClockBehindTheNodesOwnLastReportIsRefused() {
+        ZooKeeperMachineIdProvider first = provider("10.0.0.1:8080", TimeSource.system());
+        first.acquire(MachineIdRange.EMBEDDED);
+        assertThat(first.report()).isTrue();
+        first.close();
+
+        ZooKeeperMachineIdProvider setBack = provider("10.0.0.1:8080", shifted(Duration.ofMinutes(-1)));
+        assertThatThrownBy(() -> setBack.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageMatching("This node's clock reads \\S+, (59|60)\\d{3} ms behind the time it last reported to ZooKeeper,"
+                        + " \\S+ \\(in /vesta/" + namespace + "/forever/10\\.0\\.0\\.1:8080-0000000000\\): the clock was set"
+                        + " back, and IDs issued before could repeat\\. Fix the clock, or start once it has passed that time\\.");
+    }
+
+    @Test
+    void aClockFarFromTheAverageOfTheOtherLiveNodesIsRefused() {
+        ZooKeeperMachineIdProvider b = provider("10.0.0.2:8080", TimeSource.system());
+        ZooKeeperMachineIdProvider c = provider("10.0.0.3:8080", shifted(Duration.ofMillis(400)));
+        b.acquire(MachineIdRange.EMBEDDED);
+        c.acquire(MachineIdRange.EMBEDDED);
+
+        for (Duration offset : List.of(Duration.ofSeconds(-30), Duration.ofSeconds(30))) {
+            // Fresh reports, so B and C count as live however slowly this machine runs the reporters.
+            b.report();
+            c.report();
+            ZooKeeperMachineIdProvider skewed = provider(builder(server.getConnectString(), "10.0.0.4:8080", shifted(offset))
+                    .maxClockDifference(Duration.ofSeconds(5)));
+            assertThatThrownBy(() -> skewed.acquire(MachineIdRange.EMBEDDED))
+                    .isInstanceOf(MachineIdUnavailableException.class)
+                    .hasMessageMatching("This node's clock reads \\S+, (29|30)\\d{3} ms " + (offset.isNegative() ? "behind" : "ahead of")
+                            + " the average of the 2 other live nodes under /vesta/" + namespace + "/forever \\(\\S+\\); at"
+                            + " most 5000 ms \\(maxClockDifference\\) is allowed\\. Fix this host's clock \\(NTP\\) and start again\\.");
+        }
+        b.report();
+        c.report();
+        ZooKeeperMachineIdProvider close = provider(builder(server.getConnectString(), "10.0.0.4:8080", shifted(Duration.ofSeconds(2)))
+                .maxClockDifference(Duration.ofSeconds(5)));
+        assertThat(close.acquire(MachineIdRange.EMBEDDED)).isEqualTo(2);
+    }
+
+    @Test
+    void whenZooKeeperIsUnreachableAtStartUpTheCachedIdIsUsedUntilZooKeeperConfirmsIt() throws Exception {
+        try (TestingServer own = new TestingServer(loopback(), true)) {
+            ZooKeeperMachineIdProvider first = provider(own.getConnectString(), "10.0.0.1:8080");
+            long id = service(first, TimeSource.system()).machineId();
+            first.close();
+            own.stop();
+
+            ZooKeeperMachineIdProvider cached = provider(own.getConnectString(), "10.0.0.1:8080");
+            EmbeddedIdService service = service(cached, TimeSource.system());
+            assertThat(service.machineId()).isEqualTo(id);
+            assertThat(service.machineIdSource()).contains("from the cache " + dir.resolve("10.0.0.1:8080.machine-id"));
+            assertThat(service.genId()).isPositive();
+
+            ZooKeeperMachineIdProvider stranger = provider(own.getConnectString(), "10.0.0.2:8080");
+            assertThatThrownBy(() -> stranger.acquire(MachineIdRange.EMBEDDED))
+                    .isInstanceOf(MachineIdUnavailableException.class)
+                    .hasMessage("Cannot reach ZooKeeper at " + own.getConnectString() + " (no connection within 1000ms"
+                            + " (connectionTimeout)) and no machine ID is cached in " + dir.resolve("10.0.0.2:8080.machine-id")
+                            + ": a node's first start needs ZooKeeper");
+
+            own.restart();
+            awaitTrue("ZooKeeper confirms the cached ID", () -> cached.report() && !service.machineIdSource().contains("cache"));
+            assertThat(service.genId()).isPositive();
+            closeAll();
+        }
+    }
+
+    private ZooKeeperMachineIdProvider provider(String connectString, String owner) {
+        return provider(builder(connectString, owner, TimeSource.system()).connectionTimeout(Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void killingOneEnsembleMemberWhileIdsAreIssuedLosesNoIdAndReportsGoOn() throws Exception {
+        try (TestingCluster cluster = new TestingCluster(loopback(), loopback(), loopback())) {
+            cluster.start();
+            List<ZooKeeperMachineIdProvider> providers = new ArrayList<>();
+            List<EmbeddedIdService> services = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ZooKeeperMachineIdProvider provider = provider(builder(cluster.getConnectString(), "10.0.0." + i + ":8080",
+                        TimeSource.system()).connectionTimeout(Duration.ofSeconds(10)));
+                providers.add(provider);
+                services.add(service(provider, TimeSource.system()));
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService threads = Executors.newFixedThreadPool(services.size());
+            List<Future<List<Long>>> issued = new ArrayList<>();
+            for (EmbeddedIdService service : services) {
+                issued.add(threads.submit(() -> {
+                    List<Long> ids = new ArrayList<>();
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (!stop.get() && System.nanoTime() < deadline) {
+                        for (long id : service.genIds(100)) {
+                            ids.add(id);
+                        }
+                        Thread.sleep(1);
+                    }
+                    return ids;
+                }));
+            }
+            Thread.sleep(300);
+            InstanceSpec connected = cluster.findConnectionInstance(providers.get(0).client().getZookeeperClient().getZooKeeper());
+            assertThat(cluster.killServer(connected)).isTrue();
+            long killedAt = System.currentTimeMillis();
+            for (ZooKeeperMachineIdProvider provider : providers) {
+                awaitTrue("a report after the kill from " + provider.owner(), () -> provider.report()
+                        && System.currentTimeMillis() > killedAt);
+            }
+            stop.set(true);
+            Set<Long> all = new HashSet<>();
+            long total = 0;
+            for (int i = 0; i < issued.size(); i++) {
+                List<Long> ids = issued.get(i).get(30, TimeUnit.SECONDS);
+                total += ids.size();
+                all.addAll(ids);
+                for (long id : ids.subList(ids.size() - 10, ids.size())) {
+                    assertThat(services.get(i).expId(id).machine()).isEqualTo(services.get(i).machineId());
+                }
+            }
+            threads.shutdownNow();
+            assertThat(all).hasSize((int) total);
+            assertThat(total).isGreaterThan(1000);
+            closeAll();
+        }
+    }
+
+    @Test
+    void aFullRangeReclaimsTheIdOfANodeSilentForReclaimAfterAndThatNodeStopsForGood() throws Exception {
+        MachineIdRange range = new MachineIdRange(0, 1);
+        ZooKeeperMachineIdProvider a = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .reclaimAfter(Duration.ofSeconds(1)));
+        EmbeddedIdService serviceA = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdProvider(a)
+                .machineIdRange(range).build();
+        toClose.add(serviceA);
+        ZooKeeperMachineIdProvider b = provider(builder(server.getConnectString(), "10.0.0.2:8080", TimeSource.system())
+                .reclaimAfter(Duration.ofSeconds(1)));
+        assertThat(b.acquire(range)).isEqualTo(1);
+
+        ZooKeeperMachineIdProvider early = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
+                .reclaimAfter(Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> early.acquire(range)).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageStartingWith("No machine ID is free in range 0-1 under /vesta/" + namespace + "/forever at "
+                        + server.getConnectString() + ": the node sequence has passed the end of the range, 2 nodes hold"
+                        + " IDs in it, and none has gone without a report for reclaimAfter (1000ms; the longest silence is ")
+                .hasMessageEndingWith("ms). Widen the range, use a new namespace, or lower reclaimAfter.");
+
+        ZooKeeperMachineIdProvider c = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
+                .reclaimAfter(Duration.ofSeconds(1)));
+        long heldByA;
+        long id;
+        // Holding A's monitor keeps its reporter from writing: A is cut off from ZooKeeper while B reports on.
+        synchronized (a) {
+            heldByA = a.lease().heldUntil();
+            Thread.sleep(1_300);
+            id = c.acquire(range);
+        }
+        assertThat(id).isEqualTo(0);
+        assertThat(c.describe()).endsWith(", reclaimed from '10.0.0.1:8080')");
+        assertThat(c.notBefore().getAsLong()).as("after anything A may still issue").isGreaterThanOrEqualTo(heldByA);
+
+        assertThat(a.report()).isFalse();
+        assertThatThrownBy(serviceA::genId).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageContaining("was deleted: another node reclaimed machine ID 0 after it went without a report"
+                        + " for reclaimAfter (1000ms)");
+        assertThat(b.report()).isTrue();
+        assertThat(new String(b.client().getData().forPath(b.nodePath()), StandardCharsets.UTF_8)).startsWith("machineId=1\n");
+    }
+
+    @Test
+    void settingsOutOfRangeNameTheSettingTheValueAndTheRange() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
+                        .reportInterval(Duration.ofSeconds(3)).reclaimAfter(Duration.ofSeconds(20)).build())
+                .withMessage("vesta.machine-id.zookeeper.reclaimAfter must be in [30000ms, 315360000000ms] (at least 10 times"
+                        + " vesta.machine-id.zookeeper.reportInterval), was 20000ms");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").reportInterval(Duration.ofMillis(50)).build())
+                .withMessage("reportInterval must be in [100ms, 3600000ms], was 50ms");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner("a/b").build())
+                .withMessage("owner must be 1 to 200 characters without '/', white space or control characters, was 'a/b'");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").namespace("..").build())
+                .withMessage("namespace must be 1 to 100 letters, digits, '_', '-' or '.', was '..'");
+        assertThatIllegalArgumentException().isThrownBy(() -> ZooKeeperMachineIdProvider.builder(" ").build())
+                .withMessage("connectString must be set, e.g. 127.0.0.1:2181");
+    }
+
+    @Test
+    void aNamespaceKeepsTheRangeStartItWasFirstUsedWith() {
+        provider("10.0.0.1:8080", TimeSource.system()).acquire(MachineIdRange.EMBEDDED);
+
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> provider("10.0.0.2:8080", TimeSource.system()).acquire(MachineIdRange.SERVER))
+                .withMessage("namespace '" + namespace + "' assigns machine IDs from rangeStart=0 (recorded in /vesta/"
+                        + namespace + "), but this node's range is 924-1023; give each range a namespace of its own");
+    }
+
+    static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 30 s for: " + what).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+}
