@@ -4,6 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.Id;
 import io.vesta.IdType;
+import io.vesta.InvalidSettingException;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdRange;
 import org.junit.jupiter.api.AfterEach;
@@ -426,25 +427,57 @@ class RemoteIdServiceTest {
                 .withMessage("seq must be in [0, 1023], was 1024");
     }
 
+    private static void assertInvalid(RemoteIdService.Builder builder, String setting, Object value, String allowed) {
+        assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+            assertThat(e.setting()).isEqualTo(setting);
+            assertThat(e.value()).isEqualTo(value);
+            assertThat(e.allowed()).isEqualTo(allowed);
+        });
+    }
+
     @Test
     void everySettingIsChecked() throws Exception {
         URI ok = FakeServer.refusing();
-        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().build())
-                .withMessage("servers must list at least one base URL, such as http://10.0.0.1:8080, was empty");
-        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().servers("ftp://host").build())
-                .withMessageStartingWith("servers entry 'ftp://host' must be an http or https base URL");
-        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().servers(ok.toString(), ok.toString()).build())
-                .withMessage("servers lists " + ok + " twice; each server must appear once");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).prefetch(100_001).build())
-                .withMessage("prefetch must be in [1, 100000], was 100001");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).refillThreshold(1.5).build())
-                .withMessage("refillThreshold must be in [0, 1], was 1.5");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).timeout(Duration.ZERO).build())
-                .withMessage("timeout must be in [1ms, 600000ms], was 0ms");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
-                .withMessage("maxBackoff must be in [2000ms, 3600000ms], was 1000ms");
+        String servers = "a comma-separated list of the base URLs of the central servers, such as"
+                + " http://10.0.0.1:8080,http://10.0.0.2:8080";
+        assertInvalid(RemoteIdService.builder(), "servers", null, servers);
+        assertInvalid(RemoteIdService.builder().servers("ftp://host"), "servers", "ftp://host", servers);
+        assertThatThrownBy(() -> RemoteIdService.builder().servers("ftp://host").build())
+                .hasMessageContaining("has an entry that is not an http or https base URL with a host and no query: 'ftp://host'");
+        assertInvalid(RemoteIdService.builder().servers(ok.toString(), ok.toString()), "servers", ok + "," + ok,
+                servers + ", each listed once");
+        assertThatThrownBy(() -> RemoteIdService.builder().servers(ok.toString(), ok.toString()).build())
+                .hasMessageContaining("lists " + ok + " twice");
+        assertInvalid(to(ok).prefetch(100_001), "prefetch", 100_001L, "a value in [1, 100000]");
+        assertInvalid(to(ok).refillThreshold(1.5), "refill-threshold", 1.5, "a share in [0, 1]");
+        assertInvalid(to(ok).timeout(Duration.ZERO), "timeout", "0ms", "a duration in [1ms, 600000ms]");
+        assertInvalid(to(ok).backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)), "backoff.max", "1000ms",
+                "a duration in [2000ms, 3600000ms]");
         EmbeddedIdService serverLike = EmbeddedIdService.builder().genMethod(GenMethod.CENTRAL_SERVER).machineId(999).build();
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).fallback(serverLike).build())
-                .withMessageStartingWith("fallback must issue genMethod 0 (embedded) IDs, was CENTRAL_SERVER");
+        assertInvalid(to(ok).fallback(serverLike), "fallback", "a generator of genMethod CENTRAL_SERVER",
+                "a generator of genMethod 0 (embedded) and type MAX_PEAK");
+    }
+
+    @Test
+    void settingsAreNamedUnderTheCallersPrefixes() throws Exception {
+        URI ok = FakeServer.refusing();
+        assertInvalid(RemoteIdService.builder().settingPrefix("vesta.client."), "vesta.client.servers", null,
+                "a comma-separated list of the base URLs of the central servers, such as"
+                        + " http://10.0.0.1:8080,http://10.0.0.2:8080");
+        assertInvalid(to(ok).settingPrefix("vesta.client.").backoff(Duration.ZERO, Duration.ofSeconds(1)),
+                "vesta.client.backoff.initial", "0ms", "a duration in [1ms, 3600000ms]");
+        assertInvalid(to(ok).settingPrefix("vesta.client.").layoutSettingPrefix("vesta.").version(2), "vesta.version", 2L,
+                "a value in [0, 1]");
+        assertInvalid(to(ok).layoutSettingPrefix("vesta.").serverRange(null), "vesta.machine-id.server-range", null,
+                "the range of machine IDs the servers issue under");
+    }
+
+    @Test
+    void serversGivenAsTextAreTrimmedAndKeptInOrder() throws Exception {
+        URI a = FakeServer.refusing();
+        URI b = FakeServer.refusing();
+        RemoteIdService client = client(RemoteIdService.builder().servers(" " + b, a + " "));
+
+        assertThat(client.servers()).containsExactly(b, a);
     }
 }
