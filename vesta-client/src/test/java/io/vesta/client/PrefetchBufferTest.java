@@ -12,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.stream.LongStream;
 
@@ -53,14 +52,6 @@ class PrefetchBufferTest {
         return buffer;
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void idsComeOutInTheOrderTheBatchesCameIn() {
         PrefetchBuffer buffer = buffer(10, 0.1, null);
@@ -74,9 +65,8 @@ class PrefetchBufferTest {
     @Test
     void theNextBatchIsFetchedOnceTheThresholdIsUsed() throws Exception {
         PrefetchBuffer buffer = buffer(10, 0.5, null);
-        await(() -> buffer.batchesFetched() == 1);
-        buffer.nextId();
-        for (int i = 1; i < 5; i++) {
+        Await.until(() -> buffer.batchesFetched() == 1);
+        for (int i = 0; i < 5; i++) {
             buffer.nextId();
         }
         Thread.sleep(50);
@@ -84,7 +74,7 @@ class PrefetchBufferTest {
 
         buffer.nextId();
 
-        await(() -> buffer.batchesFetched() == 2);
+        Await.until(() -> buffer.batchesFetched() == 2);
     }
 
     @Test
@@ -100,12 +90,17 @@ class PrefetchBufferTest {
     @Test
     void withoutAFallbackACallFailsWithTheServersErrors() {
         down = true;
-        PrefetchBuffer buffer = buffer(10, 0.1, null);
+        List<IdServer> slow = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 5000 * MS, 5000 * MS));
+        PrefetchBuffer buffer = new PrefetchBuffer(10, 0.1, new ServerRotation(slow, Throwable::getMessage),
+                server -> fetch(server, 10), Duration.ofMillis(500), null);
+        buffers.add(buffer);
 
+        // Whether the first round ends before or while the caller waits, the caller learns the server's error.
         assertThatThrownBy(buffer::nextId).isInstanceOf(ServersUnavailableException.class)
-                .hasMessageContaining("http://10.0.0.1:8080 failed: down");
+                .hasMessageContaining("http://10.0.0.1:8080 ").hasMessageContaining(": down");
         assertThatThrownBy(buffer::nextId).as("while the server backs off").isInstanceOf(ServersUnavailableException.class)
-                .hasMessageContaining("skipped, backing off");
+                .hasMessageContaining("http://10.0.0.1:8080 skipped, backing off");
+        assertThat(fetches).as("no round while the only server backs off").hasValue(1);
     }
 
     @Test
@@ -116,7 +111,7 @@ class PrefetchBufferTest {
         assertThat(buffer.nextId()).isEqualTo(-7);
         down = false;
 
-        await(() -> buffer.batchesFetched() > 0);
+        Await.until(() -> buffer.batchesFetched() > 0);
         assertThat(buffer.nextId()).isEqualTo(1);
     }
 

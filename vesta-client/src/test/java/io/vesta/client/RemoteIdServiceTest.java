@@ -23,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,14 +58,6 @@ class RemoteIdServiceTest {
                 .timeout(Duration.ofMillis(500));
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void genIdHandsOutPrefetchedBatchesOneRequestEach() throws Exception {
         FakeServer server = server(930);
@@ -91,7 +82,7 @@ class RemoteIdServiceTest {
     void theNextBatchIsFetchedInTheBackgroundWhenTheThresholdIsLeft() throws Exception {
         FakeServer server = server(930);
         RemoteIdService client = client(to(server.uri()).prefetch(100).refillThreshold(0.5));
-        await(() -> client.batchesFetched() == 1);
+        Await.until(() -> client.batchesFetched() == 1);
 
         for (int i = 0; i < 50; i++) {
             client.genId();
@@ -100,7 +91,7 @@ class RemoteIdServiceTest {
         assertThat(server.requests.get()).as("half of the batch is still unused").isEqualTo(1);
 
         client.genId();
-        await(() -> client.batchesFetched() == 2);
+        Await.until(() -> client.batchesFetched() == 2);
         assertThat(server.requests.get()).isEqualTo(2);
     }
 
@@ -299,7 +290,7 @@ class RemoteIdServiceTest {
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(400));
 
         // And the client fetches again once the server's backoff ends.
-        await(() -> client.batchesFetched() > 0);
+        Await.until(() -> client.batchesFetched() > 0);
         assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
     }
 
@@ -318,7 +309,7 @@ class RemoteIdServiceTest {
         assertThat(client.fallbackIds()).isEqualTo(100);
 
         server.behaviour = FakeServer.Behaviour.SERVE;
-        await(() -> client.batchesFetched() > 0);
+        Await.until(() -> client.batchesFetched() > 0);
         assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
         assertThat(client.fallbackIds()).isEqualTo(100);
     }
