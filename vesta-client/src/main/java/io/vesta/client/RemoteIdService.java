@@ -222,9 +222,10 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     /** Stops background fetching and closes the fallback. IDs still buffered are dropped: gaps, never repeats. */
     @Override
     public void close() {
-        // The transport first: once the buffer interrupts its refill thread, that interrupt must read as closing.
-        transport.close();
+        // The buffer first: callers then learn that the client is closed, and a round under way asks no further
+        // server, even if the interrupt that ends its exchange coincides with the transport's timeout alarm.
         buffer.close();
+        transport.close();
         if (fallback instanceof AutoCloseable closeable) {
             try {
                 closeable.close();
