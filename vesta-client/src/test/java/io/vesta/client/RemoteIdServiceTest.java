@@ -189,21 +189,27 @@ class RemoteIdServiceTest {
     }
 
     /**
-     * An HTTP client of the user's (the builder's {@code httpClient} seam) whose first sends throw an Error, as a
-     * LinkageError or an AssertionError in an interceptor would.
+     * An HTTP client of the user's (the builder's {@code httpClient} seam) whose sends of some requests throw an
+     * Error, as a LinkageError or an AssertionError in an interceptor would.
      */
-    private static final class ErrorOnFirstSends extends java.net.http.HttpClient {
+    private static final class ErrorOnSends extends java.net.http.HttpClient {
 
         private final java.net.http.HttpClient delegate = java.net.http.HttpClient.newBuilder()
                 .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
-        private final java.util.concurrent.atomic.AtomicInteger failuresLeft;
+        private final java.util.function.Predicate<java.net.http.HttpRequest> fails;
 
-        ErrorOnFirstSends(int failures) {
-            this.failuresLeft = new java.util.concurrent.atomic.AtomicInteger(failures);
+        ErrorOnSends(java.util.function.Predicate<java.net.http.HttpRequest> fails) {
+            this.fails = fails;
         }
 
-        private void maybeFail() {
-            if (failuresLeft.getAndDecrement() > 0) {
+        /** The first {@code count} sends fail. */
+        static ErrorOnSends first(int count) {
+            java.util.concurrent.atomic.AtomicInteger failuresLeft = new java.util.concurrent.atomic.AtomicInteger(count);
+            return new ErrorOnSends(request -> failuresLeft.getAndDecrement() > 0);
+        }
+
+        private void maybeFail(java.net.http.HttpRequest request) {
+            if (fails.test(request)) {
                 throw new LinkageError("simulated: a class of the HTTP stack failed to load");
             }
         }
@@ -211,14 +217,14 @@ class RemoteIdServiceTest {
         @Override
         public <T> java.net.http.HttpResponse<T> send(java.net.http.HttpRequest request,
                 java.net.http.HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
-            maybeFail();
+            maybeFail(request);
             return delegate.send(request, handler);
         }
 
         @Override
         public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(
                 java.net.http.HttpRequest request, java.net.http.HttpResponse.BodyHandler<T> handler) {
-            maybeFail();
+            maybeFail(request);
             return delegate.sendAsync(request, handler);
         }
 
@@ -226,7 +232,7 @@ class RemoteIdServiceTest {
         public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(
                 java.net.http.HttpRequest request, java.net.http.HttpResponse.BodyHandler<T> handler,
                 java.net.http.HttpResponse.PushPromiseHandler<T> push) {
-            maybeFail();
+            maybeFail(request);
             return delegate.sendAsync(request, handler, push);
         }
 
@@ -281,7 +287,7 @@ class RemoteIdServiceTest {
         FakeServer server = server(930);
         EmbeddedIdService local = EmbeddedIdService.builder().machineId(7).build();
         RemoteIdService client = client(to(server.uri()).prefetch(10).backoff(Duration.ofMillis(20), Duration.ofMillis(40))
-                .httpClient(new ErrorOnFirstSends(1)).fallback(local));
+                .httpClient(ErrorOnSends.first(1)).fallback(local));
 
         // The first round fails with the Error: the caller gets a fallback ID at once, not after the timeout.
         long started = System.nanoTime();
@@ -292,6 +298,17 @@ class RemoteIdServiceTest {
         // And the client fetches again once the server's backoff ends.
         Await.until(() -> client.batchesFetched() > 0);
         assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
+    }
+
+    @Test
+    void anErrorInACallersOwnFetchCountsAsThatServersFailure() throws Exception {
+        FakeServer server = server(930);
+        RemoteIdService client = client(to(server.uri()).prefetch(10)
+                .httpClient(new ErrorOnSends(request -> request.uri().getQuery().equals("count=5000"))));
+        client.genId();
+
+        assertThatThrownBy(() -> client.genIds(5000)).isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining(server.uri() + " failed: failed unexpectedly: java.lang.LinkageError: simulated");
     }
 
     @Test
