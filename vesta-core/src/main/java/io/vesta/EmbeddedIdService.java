@@ -6,9 +6,8 @@ import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.PropertyMachineIdProvider;
-import io.vesta.sequence.Sequencer;
 import io.vesta.sequence.SequencerStrategy;
-import io.vesta.sequence.Timeline;
+import io.vesta.sequence.TimeSeqGenerator;
 import io.vesta.time.FileTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
@@ -16,7 +15,6 @@ import io.vesta.time.TimestampStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.OptionalLong;
 
 /**
  * Generates IDs in this process under one machine ID. Build it with {@link #builder()}; close it when the
@@ -43,11 +41,11 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     private final GenMethod genMethod;
     private final long version;
     private final long constantBits;
-    private final Sequencer sequencer;
+    private final TimeSeqGenerator generator;
     private final MachineIdProvider machineIdProvider;
     private final TimestampStore timestampStore;
 
-    private EmbeddedIdService(Builder builder, long machineId, Sequencer sequencer, TimestampStore timestampStore) {
+    private EmbeddedIdService(Builder builder, long machineId, TimeSeqGenerator generator, TimestampStore timestampStore) {
         this.type = builder.type;
         this.layout = IdLayout.of(builder.type);
         this.codec = new IdCodec(builder.epoch);
@@ -55,7 +53,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         this.genMethod = builder.genMethod;
         this.version = builder.version;
         this.constantBits = layout.constantBits(version, genMethod.code(), machineId);
-        this.sequencer = sequencer;
+        this.generator = generator;
         this.machineIdProvider = builder.machineIdProvider;
         this.timestampStore = timestampStore;
     }
@@ -66,7 +64,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     @Override
     public long genId() {
-        return IdLayout.fromTimeSeq(sequencer.next(), constantBits);
+        return IdLayout.fromTimeSeq(generator.next(), constantBits);
     }
 
     @Override
@@ -78,8 +76,8 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         int filled = 0;
         while (filled < count) {
             int wanted = count - filled;
-            long first = sequencer.reserve(wanted);
-            int granted = sequencer.granted(first, wanted);
+            long first = generator.reserve(wanted);
+            int granted = generator.granted(first, wanted);
             for (int i = 0; i < granted; i++) {
                 ids[filled++] = IdLayout.fromTimeSeq(first + i, constantBits);
             }
@@ -152,42 +150,42 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     }
 
     public SequencerStrategy sequencerStrategy() {
-        return sequencer.strategy();
+        return generator.strategy();
     }
 
     /** How many IDs this service has issued since it was built. */
     public long idsIssued() {
-        return sequencer.issued();
+        return generator.issued();
     }
 
     /** The start of the time unit of the last ID issued, or null before the first. */
     public Instant lastIssuedTime() {
-        return sequencer.lastTime();
+        return generator.lastTime();
     }
 
     /** How many times a used-up unit made a caller wait for the next one. */
     public long exhaustedWaits() {
-        return sequencer.timeline().exhaustedWaits();
+        return generator.exhaustedWaits();
     }
 
     /** The total time callers spent waiting for a new unit after one was used up. */
     public Duration exhaustedWaitTime() {
-        return sequencer.timeline().exhaustedWaitTime();
+        return generator.exhaustedWaitTime();
     }
 
     /** How many times the clock was seen behind the last issued unit. */
     public long clockBackwardSteps() {
-        return sequencer.timeline().clockBackwardSteps();
+        return generator.clockBackwardSteps();
     }
 
     /** How far the clock is now behind the last issued unit; zero when it is not. */
     public Duration clockBehind() {
-        return sequencer.clockBehind();
+        return generator.clockBehind();
     }
 
     /** The largest step back of the clock that is waited out rather than refused. */
     public Duration maxBackwardWait() {
-        return sequencer.timeline().maxBackwardWait();
+        return generator.maxBackwardWait();
     }
 
     /** Whether an ID can be issued now without a refusal for the clock. */
@@ -207,7 +205,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     /** Whether {@link #close()} was called: the service then issues no ID. */
     public boolean isClosed() {
-        return sequencer.timeline().isClosed();
+        return generator.isClosed();
     }
 
     /**
@@ -218,7 +216,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     @Override
     public void close() {
         try {
-            sequencer.timeline().close();
+            generator.close();
         } finally {
             try {
                 if (timestampStore != null) {
@@ -233,7 +231,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     @Override
     public String toString() {
         return "EmbeddedIdService[" + type + ", machine " + machineId + " (" + machineIdSource() + "), "
-                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + sequencer.strategy() + "]";
+                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + generator.strategy() + "]";
     }
 
     /** Settings of an {@link EmbeddedIdService}; every setting is checked in {@link #build()}. */
@@ -374,12 +372,9 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                     openStore(store, machineId);
                     storeOpen = true;
                 }
-                OptionalLong notBefore = machineIdProvider.notBefore();
-                Timeline timeline = new Timeline(timeSource, layout, epoch, backwardWait, store, persistStep,
-                        machineId, machineIdProvider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null,
-                        machineIdProvider.describe());
-                timeline.awaitRestartMark();
-                return new EmbeddedIdService(this, machineId, sequencer.create(timeline), store);
+                TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
+                        store, persistStep, machineId, machineIdProvider);
+                return new EmbeddedIdService(this, machineId, generator, store);
             } catch (RuntimeException e) {
                 try {
                     if (storeOpen) {
