@@ -15,6 +15,7 @@ import io.vesta.time.TimestampStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * Generates IDs in this process under one machine ID. Build it with {@link #builder()}; close it when the
@@ -25,6 +26,14 @@ import java.time.Instant;
  */
 public final class EmbeddedIdService implements IdService, AutoCloseable {
 
+    /** The type of IDs when none is set. */
+    public static final IdType DEFAULT_TYPE = IdType.MAX_PEAK;
+    /** How IDs are published when none is set: embedded, generated in this process. */
+    public static final GenMethod DEFAULT_GEN_METHOD = GenMethod.EMBEDDED;
+    /** The version of IDs when none is set: 0, normal; 1 marks the extension/migration window. */
+    public static final long DEFAULT_VERSION = 0;
+    /** How the unit/seq state is guarded when no strategy is set. */
+    public static final SequencerStrategy DEFAULT_SEQUENCER = SequencerStrategy.LOCK;
     /** The default wait for a step back of the clock with {@link IdType#MIN_GRANULARITY}. */
     public static final Duration DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY = Duration.ofMillis(5);
     /** The default wait for a step back of the clock with {@link IdType#MAX_PEAK}. */
@@ -33,6 +42,13 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     public static final Duration MAX_BACKWARD_WAIT_LIMIT = Duration.ofMinutes(1);
     /** How far ahead of issued time the high-water mark is written, by default. */
     public static final Duration DEFAULT_PERSIST_STEP = Duration.ofSeconds(3);
+    /** The shortest persist step: the mark is kept in whole milliseconds. */
+    public static final Duration MIN_PERSIST_STEP = Duration.ofMillis(1);
+    /**
+     * The longest persist step: a restart right after a crash waits out up to one step, and a clock set back by
+     * less than one step is waited out at start.
+     */
+    public static final Duration MAX_PERSIST_STEP = Duration.ofHours(1);
 
     private final IdType type;
     private final IdLayout layout;
@@ -45,7 +61,8 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     private final MachineIdProvider machineIdProvider;
     private final TimestampStore timestampStore;
 
-    private EmbeddedIdService(Builder builder, long machineId, TimeSeqGenerator generator, TimestampStore timestampStore) {
+    private EmbeddedIdService(Builder builder, MachineIdProvider machineIdProvider, long machineId, TimeSeqGenerator generator,
+            TimestampStore timestampStore) {
         this.type = builder.type;
         this.layout = IdLayout.of(builder.type);
         this.codec = new IdCodec(builder.epoch);
@@ -54,12 +71,18 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         this.version = builder.version;
         this.constantBits = layout.constantBits(version, genMethod.code(), machineId);
         this.generator = generator;
-        this.machineIdProvider = builder.machineIdProvider;
+        this.machineIdProvider = machineIdProvider;
         this.timestampStore = timestampStore;
     }
 
+    /** A builder with every setting at its default, except the machine ID, which has none. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The wait for a step back of the clock that {@code type} gets unless one is set. */
+    public static Duration defaultMaxBackwardWait(IdType type) {
+        return type == IdType.MIN_GRANULARITY ? DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY : DEFAULT_MAX_BACKWARD_WAIT_MAX_PEAK;
     }
 
     @Override
@@ -234,16 +257,27 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                 + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + generator.strategy() + "]";
     }
 
-    /** Settings of an {@link EmbeddedIdService}; every setting is checked in {@link #build()}. */
+    /**
+     * Settings of an {@link EmbeddedIdService}; every setting is checked once, in {@link #build()}, and a bad one
+     * is refused with an {@link InvalidSettingException} that names it as the {@code vesta.*} properties spell it,
+     * under the prefix given to {@link #settingPrefix(String)}: with the prefix {@code "vesta."}, the machine ID is
+     * {@code vesta.machine-id.value}, the wait for a step back {@code vesta.clock.max-backward-wait}.
+     */
     public static final class Builder {
 
-        private IdType type = IdType.MAX_PEAK;
+        private String settingPrefix = "";
+        private IdType type = DEFAULT_TYPE;
+        private Long machineId;
         private MachineIdProvider machineIdProvider;
         private MachineIdRange machineIdRange;
-        private GenMethod genMethod = GenMethod.EMBEDDED;
-        private long version;
+        /** Set with {@link #machineIdRange(long, long)}: checked in build() under the range settings' names. */
+        private boolean machineIdRangeBounds;
+        private long machineIdRangeMin;
+        private long machineIdRangeMax;
+        private GenMethod genMethod = DEFAULT_GEN_METHOD;
+        private long version = DEFAULT_VERSION;
         private Instant epoch = IdCodec.DEFAULT_EPOCH;
-        private SequencerStrategy sequencer = SequencerStrategy.LOCK;
+        private SequencerStrategy sequencer = DEFAULT_SEQUENCER;
         private TimeSource timeSource = TimeSource.system();
         private Duration maxBackwardWait;
         private TimestampStore timestampStore;
@@ -253,44 +287,79 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         private Builder() {
         }
 
+        /**
+         * Prepended to every setting's name in errors: {@code "vesta."} gives {@code vesta.machine-id.value}. None by
+         * default.
+         */
+        public Builder settingPrefix(String settingPrefix) {
+            this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
+            return this;
+        }
+
+        /** {@code type}: {@link #DEFAULT_TYPE} by default. */
         public Builder type(IdType type) {
             this.type = type;
             return this;
         }
 
-        /** A fixed machine ID; the same as {@code machineIdProvider(new PropertyMachineIdProvider(id))}. */
+        /**
+         * {@code machine-id.value}: a fixed machine ID, which must lie in the machine-ID range; the same as a
+         * {@link PropertyMachineIdProvider} named after the setting. Replaces a provider given before.
+         */
         public Builder machineId(long machineId) {
-            this.machineIdProvider = new PropertyMachineIdProvider(machineId);
+            this.machineId = machineId;
+            this.machineIdProvider = null;
             return this;
         }
 
+        /** Where the machine ID comes from; replaces a fixed {@link #machineId(long)} given before. */
         public Builder machineIdProvider(MachineIdProvider provider) {
             this.machineIdProvider = provider;
+            this.machineId = null;
             return this;
         }
 
-        /** The range the machine ID must lie in; by default 0-923 for embedded, 924-1023 for servers. */
+        /**
+         * The range the machine ID must lie in; by default {@link MachineIdRange#EMBEDDED} for gen-method embedded,
+         * {@link MachineIdRange#SERVER} for the others.
+         */
         public Builder machineIdRange(MachineIdRange range) {
             this.machineIdRange = range;
+            this.machineIdRangeBounds = false;
             return this;
         }
 
+        /**
+         * {@code machine-id.embedded-range} (gen-method embedded) or {@code machine-id.server-range} (the others):
+         * the range as its two settings give it, checked in {@link #build()} under their names.
+         */
+        public Builder machineIdRange(long min, long max) {
+            this.machineIdRange = null;
+            this.machineIdRangeBounds = true;
+            this.machineIdRangeMin = min;
+            this.machineIdRangeMax = max;
+            return this;
+        }
+
+        /** {@code gen-method}: {@link #DEFAULT_GEN_METHOD} by default. */
         public Builder genMethod(GenMethod genMethod) {
             this.genMethod = genMethod;
             return this;
         }
 
-        /** 0, or 1 for the extension/migration window. */
+        /** {@code version}: 0 ({@link #DEFAULT_VERSION}), or 1 for the extension/migration window. */
         public Builder version(long version) {
             this.version = version;
             return this;
         }
 
+        /** {@code epoch}: {@link IdCodec#DEFAULT_EPOCH} by default. */
         public Builder epoch(Instant epoch) {
             this.epoch = epoch;
             return this;
         }
 
+        /** {@code sequencer}: {@link #DEFAULT_SEQUENCER} by default. */
         public Builder sequencer(SequencerStrategy sequencer) {
             this.sequencer = sequencer;
             return this;
@@ -301,7 +370,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** The largest step back of the clock that is waited out; by default 5 ms (MIN_GRANULARITY) or 1 s. */
+        /**
+         * {@code clock.max-backward-wait}: the largest step back of the clock that is waited out, at most
+         * {@link #MAX_BACKWARD_WAIT_LIMIT}; by default {@link #defaultMaxBackwardWait(IdType)} of the type.
+         */
         public Builder maxBackwardWait(Duration maxBackwardWait) {
             this.maxBackwardWait = maxBackwardWait;
             return this;
@@ -323,7 +395,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** How far ahead of issued time the high-water mark is written; 3 s by default. */
+        /**
+         * {@code time-store.persist-step}: how far ahead of issued time the high-water mark is written, in
+         * [{@link #MIN_PERSIST_STEP}, {@link #MAX_PERSIST_STEP}]; {@link #DEFAULT_PERSIST_STEP} by default.
+         */
         public Builder persistStep(Duration persistStep) {
             this.persistStep = persistStep;
             return this;
@@ -333,39 +408,40 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
          * Checks every setting, acquires the machine ID and returns the service. If the clock is behind a
          * stored high-water mark by no more than one persist step (a restart right after a crash), this waits
          * for it to pass the mark.
+         *
+         * @throws InvalidSettingException naming the first setting that cannot be used, its value and what is allowed
          */
         public EmbeddedIdService build() {
-            require("type", type);
-            require("genMethod", genMethod);
-            require("epoch", epoch);
-            require("sequencer", sequencer);
-            require("timeSource", timeSource);
-            require("machineId", machineIdProvider);
-            if (version < 0 || version > IdLayout.MAX_VERSION) {
-                throw new IllegalArgumentException("version must be in [0, " + IdLayout.MAX_VERSION + "], was " + version);
-            }
-            Duration backwardWait = maxBackwardWait != null ? maxBackwardWait
-                    : type == IdType.MAX_PEAK ? DEFAULT_MAX_BACKWARD_WAIT_MAX_PEAK : DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY;
-            if (backwardWait.isNegative() || backwardWait.compareTo(MAX_BACKWARD_WAIT_LIMIT) > 0) {
-                throw new IllegalArgumentException("maxBackwardWait must be in [0ms, " + MAX_BACKWARD_WAIT_LIMIT.toMillis()
-                        + "ms], was " + backwardWait.toMillis() + "ms");
-            }
-            require("persistStep", persistStep);
-            if (persistStep.compareTo(Duration.ofMillis(1)) < 0 || persistStep.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("persistStep must be in [1ms, 3600000ms], was " + persistStep.toMillis() + "ms");
-            }
+            requireSet("type", type, allowedOf(IdType.values()));
+            requireSet("gen-method", genMethod, allowedOf(GenMethod.values()));
+            requireSet("sequencer", sequencer, allowedOf(SequencerStrategy.values()));
+            requireSet("epoch", epoch, "an instant in the past");
+            requireSet("time-source", timeSource, "a TimeSource");
+            InvalidSettingException.requireInRange(settingPrefix + "version", version, 0, IdLayout.MAX_VERSION);
+            Duration backwardWait = InvalidSettingException.requireInRange(settingPrefix + "clock.max-backward-wait",
+                    maxBackwardWait != null ? maxBackwardWait : defaultMaxBackwardWait(type), Duration.ZERO,
+                    MAX_BACKWARD_WAIT_LIMIT);
+            InvalidSettingException.requireInRange(settingPrefix + "time-store.persist-step", persistStep,
+                    MIN_PERSIST_STEP, MAX_PERSIST_STEP);
             IdLayout layout = IdLayout.of(type);
-            Instant now = Instant.ofEpochMilli(timeSource.currentTimeMillis());
-            checkEpoch(layout, now);
+            checkEpoch(layout, Instant.ofEpochMilli(timeSource.currentTimeMillis()));
+            String rangeSetting = settingPrefix + (genMethod == GenMethod.EMBEDDED ? "machine-id.embedded-range"
+                    : "machine-id.server-range");
             MachineIdRange range = machineIdRange != null ? machineIdRange
+                    : machineIdRangeBounds ? MachineIdRange.of(rangeSetting, machineIdRangeMin, machineIdRangeMax)
                     : genMethod == GenMethod.EMBEDDED ? MachineIdRange.EMBEDDED : MachineIdRange.SERVER;
+            MachineIdProvider provider = provider(range, rangeSetting);
             TimestampStore store = null;
             boolean storeOpen = false;
             try {
                 // Inside the try: a provider may have started something (a heartbeat, a Curator client) before
                 // it failed, and closing it is what stops that.
-                long machineId = machineIdProvider.acquire(range);
-                range.check("machineId", machineId);
+                long machineId = provider.acquire(range);
+                if (!range.contains(machineId)) {
+                    throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
+                            + " machine-ID provider hands out", "does not hold machine ID " + machineId + ", which the"
+                            + " machine-ID provider " + provider.describe() + " returned");
+                }
                 store = timestampStore != null ? timestampStore : timestampStoreDirectory == null ? null
                         : FileTimestampStore.forGenerator(timestampStoreDirectory, type, machineId, genMethod, epoch);
                 if (store != null) {
@@ -373,8 +449,8 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                     storeOpen = true;
                 }
                 TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
-                        store, persistStep, machineId, machineIdProvider);
-                return new EmbeddedIdService(this, machineId, generator, store);
+                        store, persistStep, machineId, provider);
+                return new EmbeddedIdService(this, provider, machineId, generator, store);
             } catch (RuntimeException e) {
                 try {
                     if (storeOpen) {
@@ -383,10 +459,32 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                 } catch (RuntimeException suppressed) {
                     e.addSuppressed(suppressed);
                 } finally {
-                    machineIdProvider.close();
+                    provider.close();
                 }
                 throw e;
             }
+        }
+
+        /**
+         * The provider that was given, or one for the fixed machine ID, checked against the range first so that
+         * the error says which range setting and gen-method it was held against.
+         */
+        private MachineIdProvider provider(MachineIdRange range, String rangeSetting) {
+            String setting = settingPrefix + PropertyMachineIdProvider.SETTING;
+            String allowed = "a machine ID in [" + range.min() + ", " + range.max() + "] (" + rangeSetting
+                    + ", for gen-method " + kebab(genMethod) + ")";
+            if (machineIdProvider != null) {
+                return machineIdProvider;
+            }
+            if (machineId == null) {
+                throw new InvalidSettingException(setting, null, allowed, "is required when no machine-ID provider is"
+                        + " given");
+            }
+            if (!range.contains(machineId)) {
+                throw new InvalidSettingException(setting, machineId, allowed, "is outside the machine-ID range of"
+                        + " gen-method " + kebab(genMethod));
+            }
+            return new PropertyMachineIdProvider(machineId, setting);
         }
 
         /**
@@ -396,10 +494,15 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         private void checkEpoch(IdLayout layout, Instant now) {
             Instant earliest = now.minusMillis((layout.maxTime() + 1) * layout.unitMillis()).plusMillis(1);
             if (epoch.isAfter(now) || epoch.isBefore(earliest)) {
-                throw new IllegalArgumentException("epoch must be in [" + earliest + ", " + now + "] for " + type + ": not in"
-                        + " the future, and recent enough that its " + layout.timeBits() + "-bit time field of "
-                        + layout.unitMillis() + " ms units still holds the current time; was " + epoch);
+                throw new InvalidSettingException(settingPrefix + "epoch", epoch, "an instant in [" + earliest + ", " + now
+                        + "] for type " + kebab(type) + ": not in the future, and recent enough that its "
+                        + layout.timeBits() + "-bit time field of " + layout.unitMillis() + " ms units still holds the"
+                        + " current time", epoch.isAfter(now) ? "is in the future" : "is too far in the past");
             }
+        }
+
+        private void requireSet(String setting, Object value, String allowed) {
+            InvalidSettingException.requireSet(settingPrefix + setting, value, allowed);
         }
 
         private static void openStore(TimestampStore store, long machineId) {
@@ -412,10 +515,17 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             }
         }
 
-        private static void require(String name, Object value) {
-            if (value == null) {
-                throw new IllegalArgumentException(name + " must be set");
+        /** An enum constant as a property spells it: {@code CENTRAL_SERVER} is {@code central-server}. */
+        private static String kebab(Enum<?> constant) {
+            return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        private static String allowedOf(Enum<?>[] constants) {
+            StringBuilder allowed = new StringBuilder();
+            for (int i = 0; i < constants.length; i++) {
+                allowed.append(i == 0 ? "" : i == constants.length - 1 ? " or " : ", ").append(kebab(constants[i]));
             }
+            return allowed.toString();
         }
     }
 }
