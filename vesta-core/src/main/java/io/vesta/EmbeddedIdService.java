@@ -365,6 +365,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             return this;
         }
 
+        /** The clocks the generator reads and waits on; {@link TimeSource#system()} by default. */
         public Builder timeSource(TimeSource timeSource) {
             this.timeSource = timeSource;
             return this;

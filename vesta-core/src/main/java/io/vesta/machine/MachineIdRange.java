@@ -42,6 +42,7 @@ public record MachineIdRange(long min, long max) {
         }
     }
 
+    /** Whether {@code machineId} lies in the range, both ends included. */
     public boolean contains(long machineId) {
         return machineId >= min && machineId <= max;
     }
