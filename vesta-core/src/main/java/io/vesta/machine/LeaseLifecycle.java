@@ -76,7 +76,8 @@ public final class LeaseLifecycle {
 
     /**
      * @param owner      who this node is, for messages
-     * @param scope      where the leases are kept, for thread names ({@code vesta-machine-id-<renewal>-<scope>-<id>})
+     * @param scope      where the leases are kept (a table, a namespace), for messages and thread names
+     *                   ({@code vesta-machine-id-<renewal>-<scope>-<id>})
      * @param renewal    what one renewal is called in logs and thread names: {@code "heartbeat"}, {@code "report"}
      * @param timeSource the clock the lease ends are read against
      * @param log        the provider's logger, so its messages keep the provider's name

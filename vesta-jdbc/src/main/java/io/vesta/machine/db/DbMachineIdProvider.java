@@ -138,7 +138,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         this.initializeSchema = builder.initializeSchema;
         this.timeSource = builder.timeSource;
         this.queryTimeoutSeconds = (int) Math.max(1, (leaseMillis + 999) / 1000);
-        this.lifecycle = new LeaseLifecycle(owner, "table " + table, "heartbeat", timeSource, LOG);
+        this.lifecycle = new LeaseLifecycle(owner, table, "heartbeat", timeSource, LOG);
         String columns = "machine_id, owner, lease_expiry, high_water, generation";
         this.selectRange = "SELECT " + columns + " FROM " + table + " WHERE machine_id >= ? AND machine_id <= ? ORDER BY machine_id";
         this.selectOne = "SELECT " + columns + " FROM " + table + " WHERE machine_id = ?";

@@ -4,10 +4,12 @@ import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
+import io.vesta.InvalidSettingException;
 import io.vesta.time.TimeSource;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -424,22 +426,33 @@ class ZooKeeperMachineIdProviderTest {
 
     @Test
     void settingsOutOfRangeNameTheSettingTheValueAndTheRange() {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
-                        .reportInterval(Duration.ofSeconds(3)).reclaimAfter(Duration.ofSeconds(20)).build())
-                .withMessage("vesta.machine-id.zookeeper.reclaimAfter must be in [30000ms, 315360000000ms] (at least 10 times"
-                        + " vesta.machine-id.zookeeper.reportInterval), was 20000ms");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").reportInterval(Duration.ofMillis(50)).build())
-                .withMessage("reportInterval must be in [100ms, 3600000ms], was 50ms");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner("a/b").build())
-                .withMessage("owner must be 1 to 200 characters without '/', white space or control characters, was 'a/b'");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").namespace("..").build())
-                .withMessage("namespace must be 1 to 100 letters, digits, '_', '-' or '.', was '..'");
-        assertThatIllegalArgumentException().isThrownBy(() -> ZooKeeperMachineIdProvider.builder(" ").build())
-                .withMessage("connectString must be set, e.g. 127.0.0.1:2181");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
+                        .reportInterval(Duration.ofSeconds(3)).reclaimAfter(Duration.ofSeconds(20)).build(),
+                "vesta.machine-id.zookeeper.reclaim-after", "20000ms", "a duration in [30000ms, 315360000000ms] (at least"
+                        + " 10 times vesta.machine-id.zookeeper.report-interval)");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").reportInterval(Duration.ofMillis(50)).build(),
+                "report-interval", "50ms", "a duration in [100ms, 3600000ms]");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
+                        .reportInterval(Duration.ofSeconds(1)).lease(Duration.ofMillis(2_999)).build(),
+                "vesta.machine-id.zookeeper.lease", "2999ms", "a duration in [3000ms, 302400000ms] (at least 3 times"
+                        + " vesta.machine-id.zookeeper.report-interval, at most half of vesta.machine-id.zookeeper.reclaim-after)");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner("a/b").build(),
+                "owner", "a/b", "1 to 200 characters without '/', white space or control characters");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner(" ").build(),
+                "owner", " ", "1 to 200 characters, not blank");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").namespace("..").build(),
+                "namespace", "..", "1 to 100 letters, digits, '_', '-' or '.', other than '.' and '..'");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder(" ").build(),
+                "connect-string", " ", "a ZooKeeper connect string such as 127.0.0.1:2181");
+    }
+
+    private static void assertRefused(ThrowingCallable build, String setting, Object value, String allowed) {
+        assertThatThrownBy(build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+            assertThat(e.setting()).isEqualTo(setting);
+            assertThat(e.value()).isEqualTo(value);
+            assertThat(e.allowed()).isEqualTo(allowed);
+            assertThat(e.getMessage()).startsWith(setting + "=").endsWith("; allowed: " + allowed);
+        });
     }
 
     @Test
