@@ -9,6 +9,7 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 /** Settings and schema scripts of {@link DbMachineIdProvider}; the behaviour against databases is in the contract. */
 class DbMachineIdProviderTest {
@@ -38,13 +39,11 @@ class DbMachineIdProviderTest {
         assertRefused(() -> DbMachineIdProvider.builder(null).build(), "data-source", null, "a javax.sql.DataSource");
     }
 
+    /** The builder refuses with the setting's full name, the value given and what is allowed, as fields. */
     private static void assertRefused(ThrowingCallable build, String setting, Object value, String allowed) {
-        assertThatThrownBy(build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
-            assertThat(e.setting()).isEqualTo(setting);
-            assertThat(e.value()).isEqualTo(value);
-            assertThat(e.allowed()).isEqualTo(allowed);
-            assertThat(e.getMessage()).startsWith(setting + "=").endsWith("; allowed: " + allowed);
-        });
+        assertThatThrownBy(build).asInstanceOf(type(InvalidSettingException.class))
+                .extracting(InvalidSettingException::setting, InvalidSettingException::value, InvalidSettingException::allowed)
+                .containsExactly(setting, value, allowed);
     }
 
     @Test

@@ -38,6 +38,7 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 class ZooKeeperMachineIdProviderTest {
 
@@ -446,13 +447,11 @@ class ZooKeeperMachineIdProviderTest {
                 "connect-string", " ", "a ZooKeeper connect string such as 127.0.0.1:2181");
     }
 
+    /** The builder refuses with the setting's full name, the value given and what is allowed, as fields. */
     private static void assertRefused(ThrowingCallable build, String setting, Object value, String allowed) {
-        assertThatThrownBy(build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
-            assertThat(e.setting()).isEqualTo(setting);
-            assertThat(e.value()).isEqualTo(value);
-            assertThat(e.allowed()).isEqualTo(allowed);
-            assertThat(e.getMessage()).startsWith(setting + "=").endsWith("; allowed: " + allowed);
-        });
+        assertThatThrownBy(build).asInstanceOf(type(InvalidSettingException.class))
+                .extracting(InvalidSettingException::setting, InvalidSettingException::value, InvalidSettingException::allowed)
+                .containsExactly(setting, value, allowed);
     }
 
     @Test
