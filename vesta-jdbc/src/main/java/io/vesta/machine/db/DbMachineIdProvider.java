@@ -733,17 +733,21 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         }
 
         /**
-         * Put before each setting's name in error messages, so they name what the user typed:
-         * {@code "vesta.machine-id.db."} gives {@code "vesta.machine-id.db.lease must be in ..."}.
+         * Put before each setting's kebab-case name in the {@link InvalidSettingException} of {@link #build()}, so it
+         * names what the user typed: {@code "vesta.machine-id.db."} gives {@code "vesta.machine-id.db.lease"}.
          */
         public Builder settingPrefix(String settingPrefix) {
             this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
             return this;
         }
 
+        /**
+         * The provider, once every setting is checked.
+         * @throws InvalidSettingException naming the first setting that cannot be used
+         */
         public DbMachineIdProvider build() {
             InvalidSettingException.requireSet(settingPrefix + "data-source", dataSource, "a javax.sql.DataSource");
-            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "a io.vesta.time.TimeSource");
+            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "an io.vesta.time.TimeSource");
             checkTable(settingPrefix + "table", table);
             if (owner == null) {
                 owner = defaultOwner();

@@ -843,18 +843,25 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             return this;
         }
 
-        /** Put before each setting's name in error messages, e.g. {@code "vesta.machine-id.zookeeper."}. */
+        /**
+         * Put before each setting's kebab-case name in the {@link InvalidSettingException} of {@link #build()}, e.g.
+         * {@code "vesta.machine-id.zookeeper."} gives {@code "vesta.machine-id.zookeeper.reclaim-after"}.
+         */
         public Builder settingPrefix(String settingPrefix) {
             this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
             return this;
         }
 
+        /**
+         * The provider, once every setting is checked.
+         * @throws InvalidSettingException naming the first setting that cannot be used
+         */
         public ZooKeeperMachineIdProvider build() {
             if (client == null && (connectString == null || connectString.isBlank())) {
                 throw new InvalidSettingException(settingPrefix + "connect-string", connectString,
                         "a ZooKeeper connect string such as 127.0.0.1:2181", connectString == null ? "is required" : "is blank");
             }
-            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "a io.vesta.time.TimeSource");
+            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "an io.vesta.time.TimeSource");
             if (namespace == null || !NAMESPACE.matcher(namespace).matches() || namespace.equals(".") || namespace.equals("..")) {
                 throw new InvalidSettingException(settingPrefix + "namespace", namespace,
                         "1 to 100 letters, digits, '_', '-' or '.', other than '.' and '..'", namespace == null ? "is required" : "is not allowed");
