@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -241,6 +242,40 @@ class ZooKeeperMachineIdProviderTest {
             }
         }
         assertThat(repeated).as("IDs of the restart that repeat the closed run's").isEmpty();
+    }
+
+    /** A report held up in Curator holds the provider's monitor; close() must neither wait for it nor let IDs out. */
+    @Test
+    void closeReturnsWithinItsBoundWhileAReportIsHeldUp() throws Exception {
+        ZooKeeperMachineIdProvider provider = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .connectionTimeout(Duration.ofMillis(200)));
+        provider.acquire(MachineIdRange.EMBEDDED);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        Thread report = new Thread(() -> {
+            synchronized (provider) {
+                holding.countDown();
+                try {
+                    letGo.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        report.start();
+        assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+
+        long started = System.nanoTime();
+        provider.close();
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        letGo.countDown();
+        report.join(5_000);
+
+        assertThat(provider.closeTimeout()).isEqualTo(Duration.ofMillis(1_800));
+        assertThat(took).isLessThan(provider.closeTimeout().plusSeconds(1));
+        assertThat(provider.lease().isHeldAt(System.currentTimeMillis())).isFalse();
+        assertThat(provider.lease().lostReason()).isEqualTo("the machine-ID provider was closed");
+        assertThat(provider.report()).as("no report after close()").isFalse();
     }
 
     @Test
