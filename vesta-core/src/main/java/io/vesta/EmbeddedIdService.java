@@ -6,9 +6,8 @@ import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.PropertyMachineIdProvider;
-import io.vesta.sequence.Sequencer;
 import io.vesta.sequence.SequencerStrategy;
-import io.vesta.sequence.Timeline;
+import io.vesta.sequence.TimeSeqGenerator;
 import io.vesta.time.FileTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
@@ -16,7 +15,7 @@ import io.vesta.time.TimestampStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.OptionalLong;
+import java.util.Locale;
 
 /**
  * Generates IDs in this process under one machine ID. Build it with {@link #builder()}; close it when the
@@ -27,6 +26,14 @@ import java.util.OptionalLong;
  */
 public final class EmbeddedIdService implements IdService, AutoCloseable {
 
+    /** The type of IDs when none is set. */
+    public static final IdType DEFAULT_TYPE = IdType.MAX_PEAK;
+    /** How IDs are published when none is set: embedded, generated in this process. */
+    public static final GenMethod DEFAULT_GEN_METHOD = GenMethod.EMBEDDED;
+    /** The version of IDs when none is set: 0, normal; 1 marks the extension/migration window. */
+    public static final long DEFAULT_VERSION = 0;
+    /** How the unit/seq state is guarded when no strategy is set. */
+    public static final SequencerStrategy DEFAULT_SEQUENCER = SequencerStrategy.LOCK;
     /** The default wait for a step back of the clock with {@link IdType#MIN_GRANULARITY}. */
     public static final Duration DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY = Duration.ofMillis(5);
     /** The default wait for a step back of the clock with {@link IdType#MAX_PEAK}. */
@@ -35,6 +42,13 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     public static final Duration MAX_BACKWARD_WAIT_LIMIT = Duration.ofMinutes(1);
     /** How far ahead of issued time the high-water mark is written, by default. */
     public static final Duration DEFAULT_PERSIST_STEP = Duration.ofSeconds(3);
+    /** The shortest persist step: the mark is kept in whole milliseconds. */
+    public static final Duration MIN_PERSIST_STEP = Duration.ofMillis(1);
+    /**
+     * The longest persist step: a restart right after a crash waits out up to one step, and a clock set back by
+     * less than one step is waited out at start.
+     */
+    public static final Duration MAX_PERSIST_STEP = Duration.ofHours(1);
 
     private final IdType type;
     private final IdLayout layout;
@@ -43,11 +57,12 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     private final GenMethod genMethod;
     private final long version;
     private final long constantBits;
-    private final Sequencer sequencer;
+    private final TimeSeqGenerator generator;
     private final MachineIdProvider machineIdProvider;
     private final TimestampStore timestampStore;
 
-    private EmbeddedIdService(Builder builder, long machineId, Sequencer sequencer, TimestampStore timestampStore) {
+    private EmbeddedIdService(Builder builder, MachineIdProvider machineIdProvider, long machineId, TimeSeqGenerator generator,
+            TimestampStore timestampStore) {
         this.type = builder.type;
         this.layout = IdLayout.of(builder.type);
         this.codec = new IdCodec(builder.epoch);
@@ -55,18 +70,24 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         this.genMethod = builder.genMethod;
         this.version = builder.version;
         this.constantBits = layout.constantBits(version, genMethod.code(), machineId);
-        this.sequencer = sequencer;
-        this.machineIdProvider = builder.machineIdProvider;
+        this.generator = generator;
+        this.machineIdProvider = machineIdProvider;
         this.timestampStore = timestampStore;
     }
 
+    /** A builder with every setting at its default, except the machine ID, which has none. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The wait for a step back of the clock that {@code type} gets unless one is set. */
+    public static Duration defaultMaxBackwardWait(IdType type) {
+        return type == IdType.MIN_GRANULARITY ? DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY : DEFAULT_MAX_BACKWARD_WAIT_MAX_PEAK;
+    }
+
     @Override
     public long genId() {
-        return IdLayout.fromTimeSeq(sequencer.next(), constantBits);
+        return IdLayout.fromTimeSeq(generator.next(), constantBits);
     }
 
     @Override
@@ -78,8 +99,8 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         int filled = 0;
         while (filled < count) {
             int wanted = count - filled;
-            long first = sequencer.reserve(wanted);
-            int granted = sequencer.granted(first, wanted);
+            long first = generator.reserve(wanted);
+            int granted = generator.granted(first, wanted);
             for (int i = 0; i < granted; i++) {
                 ids[filled++] = IdLayout.fromTimeSeq(first + i, constantBits);
             }
@@ -152,42 +173,42 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     }
 
     public SequencerStrategy sequencerStrategy() {
-        return sequencer.strategy();
+        return generator.strategy();
     }
 
     /** How many IDs this service has issued since it was built. */
     public long idsIssued() {
-        return sequencer.issued();
+        return generator.issued();
     }
 
     /** The start of the time unit of the last ID issued, or null before the first. */
     public Instant lastIssuedTime() {
-        return sequencer.lastTime();
+        return generator.lastTime();
     }
 
     /** How many times a used-up unit made a caller wait for the next one. */
     public long exhaustedWaits() {
-        return sequencer.timeline().exhaustedWaits();
+        return generator.exhaustedWaits();
     }
 
     /** The total time callers spent waiting for a new unit after one was used up. */
     public Duration exhaustedWaitTime() {
-        return sequencer.timeline().exhaustedWaitTime();
+        return generator.exhaustedWaitTime();
     }
 
     /** How many times the clock was seen behind the last issued unit. */
     public long clockBackwardSteps() {
-        return sequencer.timeline().clockBackwardSteps();
+        return generator.clockBackwardSteps();
     }
 
     /** How far the clock is now behind the last issued unit; zero when it is not. */
     public Duration clockBehind() {
-        return sequencer.clockBehind();
+        return generator.clockBehind();
     }
 
     /** The largest step back of the clock that is waited out rather than refused. */
     public Duration maxBackwardWait() {
-        return sequencer.timeline().maxBackwardWait();
+        return generator.maxBackwardWait();
     }
 
     /** Whether an ID can be issued now without a refusal for the clock. */
@@ -207,7 +228,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     /** Whether {@link #close()} was called: the service then issues no ID. */
     public boolean isClosed() {
-        return sequencer.timeline().isClosed();
+        return generator.isClosed();
     }
 
     /**
@@ -218,7 +239,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     @Override
     public void close() {
         try {
-            sequencer.timeline().close();
+            generator.close();
         } finally {
             try {
                 if (timestampStore != null) {
@@ -233,19 +254,30 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     @Override
     public String toString() {
         return "EmbeddedIdService[" + type + ", machine " + machineId + " (" + machineIdSource() + "), "
-                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + sequencer.strategy() + "]";
+                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + generator.strategy() + "]";
     }
 
-    /** Settings of an {@link EmbeddedIdService}; every setting is checked in {@link #build()}. */
+    /**
+     * Settings of an {@link EmbeddedIdService}; every setting is checked once, in {@link #build()}, and a bad one
+     * is refused with an {@link InvalidSettingException} that names it as the {@code vesta.*} properties spell it,
+     * under the prefix given to {@link #settingPrefix(String)}: with the prefix {@code "vesta."}, the machine ID is
+     * {@code vesta.machine-id.value}, the wait for a step back {@code vesta.clock.max-backward-wait}.
+     */
     public static final class Builder {
 
-        private IdType type = IdType.MAX_PEAK;
+        private String settingPrefix = "";
+        private IdType type = DEFAULT_TYPE;
+        private Long machineId;
         private MachineIdProvider machineIdProvider;
         private MachineIdRange machineIdRange;
-        private GenMethod genMethod = GenMethod.EMBEDDED;
-        private long version;
+        /** Set with {@link #machineIdRange(long, long)}: checked in build() under the range settings' names. */
+        private boolean machineIdRangeBounds;
+        private long machineIdRangeMin;
+        private long machineIdRangeMax;
+        private GenMethod genMethod = DEFAULT_GEN_METHOD;
+        private long version = DEFAULT_VERSION;
         private Instant epoch = IdCodec.DEFAULT_EPOCH;
-        private SequencerStrategy sequencer = SequencerStrategy.LOCK;
+        private SequencerStrategy sequencer = DEFAULT_SEQUENCER;
         private TimeSource timeSource = TimeSource.system();
         private Duration maxBackwardWait;
         private TimestampStore timestampStore;
@@ -255,55 +287,94 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         private Builder() {
         }
 
+        /**
+         * Prepended to every setting's name in errors: {@code "vesta."} gives {@code vesta.machine-id.value}. None by
+         * default.
+         */
+        public Builder settingPrefix(String settingPrefix) {
+            this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
+            return this;
+        }
+
+        /** {@code type}: {@link #DEFAULT_TYPE} by default. */
         public Builder type(IdType type) {
             this.type = type;
             return this;
         }
 
-        /** A fixed machine ID; the same as {@code machineIdProvider(new PropertyMachineIdProvider(id))}. */
+        /**
+         * {@code machine-id.value}: a fixed machine ID, which must lie in the machine-ID range; the same as a
+         * {@link PropertyMachineIdProvider} named after the setting. Replaces a provider given before.
+         */
         public Builder machineId(long machineId) {
-            this.machineIdProvider = new PropertyMachineIdProvider(machineId);
+            this.machineId = machineId;
+            this.machineIdProvider = null;
             return this;
         }
 
+        /** Where the machine ID comes from; replaces a fixed {@link #machineId(long)} given before. */
         public Builder machineIdProvider(MachineIdProvider provider) {
             this.machineIdProvider = provider;
+            this.machineId = null;
             return this;
         }
 
-        /** The range the machine ID must lie in; by default 0-923 for embedded, 924-1023 for servers. */
+        /**
+         * The range the machine ID must lie in; by default {@link MachineIdRange#EMBEDDED} for gen-method embedded,
+         * {@link MachineIdRange#SERVER} for the others.
+         */
         public Builder machineIdRange(MachineIdRange range) {
             this.machineIdRange = range;
+            this.machineIdRangeBounds = false;
             return this;
         }
 
+        /**
+         * {@code machine-id.embedded-range} (gen-method embedded) or {@code machine-id.server-range} (the others):
+         * the range as its two settings give it, checked in {@link #build()} under their names.
+         */
+        public Builder machineIdRange(long min, long max) {
+            this.machineIdRange = null;
+            this.machineIdRangeBounds = true;
+            this.machineIdRangeMin = min;
+            this.machineIdRangeMax = max;
+            return this;
+        }
+
+        /** {@code gen-method}: {@link #DEFAULT_GEN_METHOD} by default. */
         public Builder genMethod(GenMethod genMethod) {
             this.genMethod = genMethod;
             return this;
         }
 
-        /** 0, or 1 for the extension/migration window. */
+        /** {@code version}: 0 ({@link #DEFAULT_VERSION}), or 1 for the extension/migration window. */
         public Builder version(long version) {
             this.version = version;
             return this;
         }
 
+        /** {@code epoch}: {@link IdCodec#DEFAULT_EPOCH} by default. */
         public Builder epoch(Instant epoch) {
             this.epoch = epoch;
             return this;
         }
 
+        /** {@code sequencer}: {@link #DEFAULT_SEQUENCER} by default. */
         public Builder sequencer(SequencerStrategy sequencer) {
             this.sequencer = sequencer;
             return this;
         }
 
+        /** The clocks the generator reads and waits on; {@link TimeSource#system()} by default. */
         public Builder timeSource(TimeSource timeSource) {
             this.timeSource = timeSource;
             return this;
         }
 
-        /** The largest step back of the clock that is waited out; by default 5 ms (MIN_GRANULARITY) or 1 s. */
+        /**
+         * {@code clock.max-backward-wait}: the largest step back of the clock that is waited out, at most
+         * {@link #MAX_BACKWARD_WAIT_LIMIT}; by default {@link #defaultMaxBackwardWait(IdType)} of the type.
+         */
         public Builder maxBackwardWait(Duration maxBackwardWait) {
             this.maxBackwardWait = maxBackwardWait;
             return this;
@@ -325,7 +396,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** How far ahead of issued time the high-water mark is written; 3 s by default. */
+        /**
+         * {@code time-store.persist-step}: how far ahead of issued time the high-water mark is written, in
+         * [{@link #MIN_PERSIST_STEP}, {@link #MAX_PERSIST_STEP}]; {@link #DEFAULT_PERSIST_STEP} by default.
+         */
         public Builder persistStep(Duration persistStep) {
             this.persistStep = persistStep;
             return this;
@@ -335,51 +409,49 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
          * Checks every setting, acquires the machine ID and returns the service. If the clock is behind a
          * stored high-water mark by no more than one persist step (a restart right after a crash), this waits
          * for it to pass the mark.
+         *
+         * @throws InvalidSettingException naming the first setting that cannot be used, its value and what is allowed
          */
         public EmbeddedIdService build() {
-            require("type", type);
-            require("genMethod", genMethod);
-            require("epoch", epoch);
-            require("sequencer", sequencer);
-            require("timeSource", timeSource);
-            require("machineId", machineIdProvider);
-            if (version < 0 || version > IdLayout.MAX_VERSION) {
-                throw new IllegalArgumentException("version must be in [0, " + IdLayout.MAX_VERSION + "], was " + version);
-            }
-            Duration backwardWait = maxBackwardWait != null ? maxBackwardWait
-                    : type == IdType.MAX_PEAK ? DEFAULT_MAX_BACKWARD_WAIT_MAX_PEAK : DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY;
-            if (backwardWait.isNegative() || backwardWait.compareTo(MAX_BACKWARD_WAIT_LIMIT) > 0) {
-                throw new IllegalArgumentException("maxBackwardWait must be in [0ms, " + MAX_BACKWARD_WAIT_LIMIT.toMillis()
-                        + "ms], was " + backwardWait.toMillis() + "ms");
-            }
-            require("persistStep", persistStep);
-            if (persistStep.compareTo(Duration.ofMillis(1)) < 0 || persistStep.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("persistStep must be in [1ms, 3600000ms], was " + persistStep.toMillis() + "ms");
-            }
+            requireSet("type", type, allowedOf(IdType.values()));
+            requireSet("gen-method", genMethod, allowedOf(GenMethod.values()));
+            requireSet("sequencer", sequencer, allowedOf(SequencerStrategy.values()));
+            requireSet("epoch", epoch, "an instant in the past");
+            requireSet("time-source", timeSource, "a TimeSource");
+            InvalidSettingException.requireInRange(settingPrefix + "version", version, 0, IdLayout.MAX_VERSION);
+            Duration backwardWait = InvalidSettingException.requireInRange(settingPrefix + "clock.max-backward-wait",
+                    maxBackwardWait != null ? maxBackwardWait : defaultMaxBackwardWait(type), Duration.ZERO,
+                    MAX_BACKWARD_WAIT_LIMIT);
+            InvalidSettingException.requireInRange(settingPrefix + "time-store.persist-step", persistStep,
+                    MIN_PERSIST_STEP, MAX_PERSIST_STEP);
             IdLayout layout = IdLayout.of(type);
-            Instant now = Instant.ofEpochMilli(timeSource.currentTimeMillis());
-            checkEpoch(layout, now);
+            checkEpoch(layout, Instant.ofEpochMilli(timeSource.currentTimeMillis()));
+            String rangeSetting = settingPrefix + (genMethod == GenMethod.EMBEDDED ? "machine-id.embedded-range"
+                    : "machine-id.server-range");
             MachineIdRange range = machineIdRange != null ? machineIdRange
+                    : machineIdRangeBounds ? MachineIdRange.of(rangeSetting, machineIdRangeMin, machineIdRangeMax)
                     : genMethod == GenMethod.EMBEDDED ? MachineIdRange.EMBEDDED : MachineIdRange.SERVER;
+            MachineIdProvider provider = provider(range, rangeSetting);
             TimestampStore store = null;
             boolean storeOpen = false;
             try {
                 // Inside the try: a provider may have started something (a heartbeat, a Curator client) before
                 // it failed, and closing it is what stops that.
-                long machineId = machineIdProvider.acquire(range);
-                range.check("machineId", machineId);
+                long machineId = provider.acquire(range);
+                if (!range.contains(machineId)) {
+                    throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
+                            + " machine-ID provider hands out", "does not hold machine ID " + machineId + ", which the"
+                            + " machine-ID provider " + provider.describe() + " returned");
+                }
                 store = timestampStore != null ? timestampStore : timestampStoreDirectory == null ? null
                         : FileTimestampStore.forGenerator(timestampStoreDirectory, type, machineId, genMethod, epoch);
                 if (store != null) {
                     openStore(store, machineId);
                     storeOpen = true;
                 }
-                OptionalLong notBefore = machineIdProvider.notBefore();
-                Timeline timeline = new Timeline(timeSource, layout, epoch, backwardWait, store, persistStep,
-                        machineId, machineIdProvider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null,
-                        machineIdProvider.describe());
-                timeline.awaitRestartMark();
-                return new EmbeddedIdService(this, machineId, sequencer.create(timeline), store);
+                TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
+                        store, persistStep, machineId, provider);
+                return new EmbeddedIdService(this, provider, machineId, generator, store);
             } catch (RuntimeException e) {
                 try {
                     if (storeOpen) {
@@ -388,10 +460,32 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                 } catch (RuntimeException suppressed) {
                     e.addSuppressed(suppressed);
                 } finally {
-                    machineIdProvider.close();
+                    provider.close();
                 }
                 throw e;
             }
+        }
+
+        /**
+         * The provider that was given, or one for the fixed machine ID, checked against the range first so that
+         * the error says which range setting and gen-method it was held against.
+         */
+        private MachineIdProvider provider(MachineIdRange range, String rangeSetting) {
+            String setting = settingPrefix + PropertyMachineIdProvider.SETTING;
+            String allowed = "a machine ID in [" + range.min() + ", " + range.max() + "] (" + rangeSetting
+                    + ", for gen-method " + kebab(genMethod) + ")";
+            if (machineIdProvider != null) {
+                return machineIdProvider;
+            }
+            if (machineId == null) {
+                throw new InvalidSettingException(setting, null, allowed, "is required when no machine-ID provider is"
+                        + " given");
+            }
+            if (!range.contains(machineId)) {
+                throw new InvalidSettingException(setting, machineId, allowed, "is outside the machine-ID range of"
+                        + " gen-method " + kebab(genMethod));
+            }
+            return new PropertyMachineIdProvider(machineId, setting);
         }
 
         /**
@@ -401,10 +495,15 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         private void checkEpoch(IdLayout layout, Instant now) {
             Instant earliest = now.minusMillis((layout.maxTime() + 1) * layout.unitMillis()).plusMillis(1);
             if (epoch.isAfter(now) || epoch.isBefore(earliest)) {
-                throw new IllegalArgumentException("epoch must be in [" + earliest + ", " + now + "] for " + type + ": not in"
-                        + " the future, and recent enough that its " + layout.timeBits() + "-bit time field of "
-                        + layout.unitMillis() + " ms units still holds the current time; was " + epoch);
+                throw new InvalidSettingException(settingPrefix + "epoch", epoch, "an instant in [" + earliest + ", " + now
+                        + "] for type " + kebab(type) + ": not in the future, and recent enough that its "
+                        + layout.timeBits() + "-bit time field of " + layout.unitMillis() + " ms units still holds the"
+                        + " current time", epoch.isAfter(now) ? "is in the future" : "is too far in the past");
             }
+        }
+
+        private void requireSet(String setting, Object value, String allowed) {
+            InvalidSettingException.requireSet(settingPrefix + setting, value, allowed);
         }
 
         private static void openStore(TimestampStore store, long machineId) {
@@ -417,10 +516,17 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             }
         }
 
-        private static void require(String name, Object value) {
-            if (value == null) {
-                throw new IllegalArgumentException(name + " must be set");
+        /** An enum constant as a property spells it: {@code CENTRAL_SERVER} is {@code central-server}. */
+        private static String kebab(Enum<?> constant) {
+            return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        private static String allowedOf(Enum<?>[] constants) {
+            StringBuilder allowed = new StringBuilder();
+            for (int i = 0; i < constants.length; i++) {
+                allowed.append(i == 0 ? "" : i == constants.length - 1 ? " or " : ", ").append(kebab(constants[i]));
             }
+            return allowed.toString();
         }
     }
 }

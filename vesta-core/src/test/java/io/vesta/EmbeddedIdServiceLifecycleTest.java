@@ -200,12 +200,12 @@ class EmbeddedIdServiceLifecycleTest {
         Instant far = Instant.ofEpochMilli(Long.MIN_VALUE + 5);
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> builder(SequencerStrategy.LOCK).epoch(far).build())
-                .withMessage("epoch must be in [1991-07-29T16:06:12.225Z, 2026-06-01T12:00:00Z] for MIN_GRANULARITY: not in the"
-                        + " future, and recent enough that its 40-bit time field of 1 ms units still holds the current"
-                        + " time; was " + far);
+                .withMessage("epoch=" + far + " is too far in the past; allowed: an instant in [1991-07-29T16:06:12.225Z,"
+                        + " 2026-06-01T12:00:00Z] for type min-granularity: not in the future, and recent enough that its"
+                        + " 40-bit time field of 1 ms units still holds the current time");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> builder(SequencerStrategy.LOCK).epoch(Instant.MIN).build())
-                .withMessageStartingWith("epoch must be in [");
+                .withMessageStartingWith("epoch=" + Instant.MIN + " is too far in the past; allowed: an instant in [");
     }
 
     @Test

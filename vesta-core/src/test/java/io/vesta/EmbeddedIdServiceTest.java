@@ -1,5 +1,6 @@
 package io.vesta;
 
+import io.vesta.layout.IdCodec;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdUnavailableException;
@@ -80,38 +81,88 @@ class EmbeddedIdServiceTest {
     void serverGenMethodsDrawFromTheServerRangeByDefault() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> builder().genMethod(GenMethod.CENTRAL_SERVER).build())
-                .withMessage("machineId must be in [924, 1023], was 42");
+                .withMessage("machine-id.value=42 is outside the machine-ID range of gen-method central-server; allowed: a machine ID in"
+                        + " [924, 1023] (machine-id.server-range, for gen-method central-server)");
         assertThat(builder().machineId(1000).genMethod(GenMethod.REST).build().machineId()).isEqualTo(1000);
         assertThatIllegalArgumentException().isThrownBy(() -> builder().machineId(1000).build())
-                .withMessage("machineId must be in [0, 923], was 1000");
+                .withMessage("machine-id.value=1000 is outside the machine-ID range of gen-method embedded; allowed: a machine ID in"
+                        + " [0, 923] (machine-id.embedded-range, for gen-method embedded)");
     }
 
     @Test
     void everySettingIsValidatedWithItsNameValueAndRange() {
         assertThatIllegalArgumentException().isThrownBy(() -> EmbeddedIdService.builder().timeSource(clock).build())
-                .withMessage("machineId must be set");
+                .withMessage("machine-id.value=(unset) is required when no machine-ID provider is given; allowed: a machine ID in"
+                        + " [0, 923] (machine-id.embedded-range, for gen-method embedded)");
         assertThatIllegalArgumentException().isThrownBy(() -> builder().version(2).build())
-                .withMessage("version must be in [0, 1], was 2");
+                .withMessage("version=2 is out of range; allowed: a value in [0, 1]");
         assertThatIllegalArgumentException().isThrownBy(() -> builder().maxBackwardWait(Duration.ofMillis(-1)).build())
-                .withMessage("maxBackwardWait must be in [0ms, 60000ms], was -1ms");
+                .withMessage("clock.max-backward-wait=-1ms is out of range; allowed: a duration in [0ms, 60000ms]");
         assertThatIllegalArgumentException().isThrownBy(() -> builder().maxBackwardWait(Duration.ofMinutes(2)).build())
-                .withMessage("maxBackwardWait must be in [0ms, 60000ms], was 120000ms");
+                .withMessage("clock.max-backward-wait=120000ms is out of range; allowed: a duration in [0ms, 60000ms]");
         assertThatIllegalArgumentException().isThrownBy(() -> builder().persistStep(Duration.ZERO).build())
-                .withMessage("persistStep must be in [1ms, 3600000ms], was 0ms");
+                .withMessage("time-store.persist-step=0ms is out of range; allowed: a duration in [1ms, 3600000ms]");
         assertThatIllegalArgumentException().isThrownBy(() -> builder().epoch(NOW.plusSeconds(1)).build())
-                .withMessageStartingWith("epoch must be in [").withMessageContaining("2026-06-01T12:00:00.123Z] for MAX_PEAK: not in the future")
-                .withMessageEndingWith("was 2026-06-01T12:00:01.123Z");
+                .withMessageStartingWith("epoch=2026-06-01T12:00:01.123Z is in the future; allowed: an instant in [")
+                .withMessageContaining("2026-06-01T12:00:00.123Z] for type max-peak: not in the future");
         assertThatIllegalArgumentException().isThrownBy(() -> builder().type(null).build())
-                .withMessage("type must be set");
+                .withMessage("type=(unset) is required; allowed: max-peak or min-granularity");
+    }
+
+    @Test
+    void settingsAreNamedUnderThePrefixTheCallerGivesWithTheirValueAndWhatIsAllowed() {
+        assertRefused(builder().settingPrefix("vesta.").machineId(1000), "vesta.machine-id.value", 1000L,
+                "a machine ID in [0, 923] (vesta.machine-id.embedded-range, for gen-method embedded)");
+        assertRefused(builder().settingPrefix("vesta.").machineIdRange(0, 1024), "vesta.machine-id.embedded-range.max", 1024L,
+                "a value in [0, 1023]: not below vesta.machine-id.embedded-range.min (0)");
+        assertRefused(builder().settingPrefix("vesta.").genMethod(GenMethod.REST).machineIdRange(-1, 5),
+                "vesta.machine-id.server-range.min", -1L, "a value in [0, 1023]");
+        assertRefused(builder().settingPrefix("vesta.").version(2), "vesta.version", 2L, "a value in [0, 1]");
+        assertRefused(builder().settingPrefix("vesta.").maxBackwardWait(Duration.ofMinutes(2)), "vesta.clock.max-backward-wait",
+                "120000ms", "a duration in [0ms, 60000ms]");
+        assertRefused(builder().settingPrefix("vesta.").persistStep(null), "vesta.time-store.persist-step", null,
+                "a duration in [1ms, 3600000ms]");
+        assertRefused(builder().settingPrefix("vesta.").sequencer(null), "vesta.sequencer", null, "lock, synchronized or cas");
+        assertRefused(builder().settingPrefix("vesta.").genMethod(null), "vesta.gen-method", null,
+                "embedded, central-server or rest");
+        assertThatThrownBy(() -> builder().settingPrefix("vesta.").epoch(NOW.plusSeconds(1)).build())
+                .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                    assertThat(e.setting()).isEqualTo("vesta.epoch");
+                    assertThat(e.value()).isEqualTo(NOW.plusSeconds(1));
+                });
+        assertThat(builder().settingPrefix("vesta.").machineIdRange(100, 200).machineId(150).build().machineId()).isEqualTo(150);
+    }
+
+    private static void assertRefused(EmbeddedIdService.Builder builder, String setting, Object value, String allowed) {
+        assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+            assertThat(e.setting()).isEqualTo(setting);
+            assertThat(e.value()).isEqualTo(value);
+            assertThat(e.allowed()).isEqualTo(allowed);
+        });
+    }
+
+    @Test
+    void unsetSettingsTakeTheEngineDefaults() {
+        EmbeddedIdService service = builder().build();
+
+        assertThat(service.type()).isEqualTo(EmbeddedIdService.DEFAULT_TYPE);
+        assertThat(service.genMethod()).isEqualTo(EmbeddedIdService.DEFAULT_GEN_METHOD);
+        assertThat(service.version()).isEqualTo(EmbeddedIdService.DEFAULT_VERSION);
+        assertThat(service.epoch()).isEqualTo(IdCodec.DEFAULT_EPOCH);
+        assertThat(service.sequencerStrategy()).isEqualTo(EmbeddedIdService.DEFAULT_SEQUENCER);
+        assertThat(service.maxBackwardWait()).isEqualTo(EmbeddedIdService.DEFAULT_MAX_BACKWARD_WAIT_MAX_PEAK)
+                .isEqualTo(EmbeddedIdService.defaultMaxBackwardWait(IdType.MAX_PEAK));
+        assertThat(builder().type(IdType.MIN_GRANULARITY).build().maxBackwardWait())
+                .isEqualTo(EmbeddedIdService.DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY);
     }
 
     @Test
     void epochWhoseTimeFieldHasRunOutIsRejected() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> builder().epoch(Instant.parse("1980-01-01T00:00:00Z")).build())
-                .withMessage("epoch must be in [1992-05-22T22:22:56.124Z, 2026-06-01T12:00:00.123Z] for MAX_PEAK: not in the"
-                        + " future, and recent enough that its 30-bit time field of 1000 ms units still holds the current"
-                        + " time; was 1980-01-01T00:00:00Z");
+                .withMessage("epoch=1980-01-01T00:00:00Z is too far in the past; allowed: an instant in [1992-05-22T22:22:56.124Z,"
+                        + " 2026-06-01T12:00:00.123Z] for type max-peak: not in the future, and recent enough that its 30-bit"
+                        + " time field of 1000 ms units still holds the current time");
     }
 
     @Test
@@ -151,7 +202,8 @@ class EmbeddedIdServiceTest {
 
         closed.set(false);
         assertThatThrownBy(() -> builder().machineIdProvider(provider).machineIdRange(new MachineIdRange(100, 200)).build())
-                .hasMessage("machineId must be in [100, 200], was 7");
+                .hasMessage("machine-id.embedded-range=100-200 does not hold machine ID 7, which the machine-ID provider test returned;"
+                        + " allowed: a range that holds the machine IDs the machine-ID provider hands out");
         assertThat(closed).isTrue();
     }
 

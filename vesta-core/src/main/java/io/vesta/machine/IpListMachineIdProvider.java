@@ -1,5 +1,7 @@
 package io.vesta.machine;
 
+import io.vesta.InvalidSettingException;
+
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -26,54 +28,75 @@ import java.util.stream.Collectors;
  */
 public final class IpListMachineIdProvider implements MachineIdProvider {
 
+    /** The name of the setting, without a prefix, when none is given. */
+    public static final String SETTING = "machine-id.ip-list";
+
+    /** What a list may hold, as {@link InvalidSettingException#allowed()} says it. */
+    private static final String ALLOWED = "IPv4 or IPv6 literals, each listed once";
+
     private final List<InetAddress> list;
     private final Supplier<Collection<InetAddress>> hostAddresses;
     private final String name;
+    private final String value;
     private volatile String description = "ip-list";
 
     /**
      * @param ipList IP literals (IPv4 or IPv6), no host names: a list must not depend on DNS answers
      * @param hostAddresses this host's addresses; {@link #localAddresses()} reads the network interfaces
-     * @param name how the list is called where the user typed it, used in errors
+     * @param name the list's full setting name where the user typed it ({@code "vesta.machine-id.ip-list"}), used in
+     *        errors
+     * @throws InvalidSettingException if the list is empty, holds something other than an IP literal, an address
+     *         every host has (loopback, link-local, wildcard, multicast) or an address twice
      */
     public IpListMachineIdProvider(List<String> ipList, Supplier<Collection<InetAddress>> hostAddresses, String name) {
         this.name = name;
         this.hostAddresses = hostAddresses;
-        this.list = parse(ipList, name);
+        this.value = ipList == null ? null : String.join(",", ipList);
+        this.list = parse(ipList);
     }
 
+    /** The list under the setting name {@value #SETTING}, matched against this host's network interfaces. */
     public IpListMachineIdProvider(List<String> ipList) {
-        this(ipList, IpListMachineIdProvider::localAddresses, "ipList");
+        this(ipList, IpListMachineIdProvider::localAddresses, SETTING);
     }
 
-    private static List<InetAddress> parse(List<String> ipList, String name) {
+    private List<InetAddress> parse(List<String> ipList) {
         if (ipList == null || ipList.isEmpty()) {
-            throw new IllegalArgumentException(name + " must list at least one IP address, was empty");
+            throw new InvalidSettingException(name, null, "a comma-separated list of the IP addresses of every node",
+                    "is required");
         }
         List<InetAddress> parsed = new ArrayList<>(ipList.size());
         Set<InetAddress> seen = new LinkedHashSet<>();
         for (String entry : ipList) {
             String ip = entry == null ? "" : entry.trim();
             if (!isIpLiteral(ip)) {
-                throw new IllegalArgumentException(name + " entry '" + ip + "' is not an IPv4 or IPv6 address");
+                throw malformed("entry '" + ip + "' is not an IPv4 or IPv6 address", null);
             }
             InetAddress address;
             try {
                 address = InetAddress.getByName(ip); // a literal: no lookup happens
             } catch (UnknownHostException e) {
-                throw new IllegalArgumentException(name + " entry '" + ip + "' is not an IP address", e);
+                throw malformed("entry '" + ip + "' is not an IP address", e);
             }
             String shared = sharedKind(address);
             if (shared != null) {
-                throw new IllegalArgumentException(name + " entry '" + ip + "' is a " + shared + " address, which"
-                        + " does not identify one host; list each node's own routable address");
+                throw malformed("entry '" + ip + "' is a " + shared + " address, which does not identify one host;"
+                        + " list each node's own routable address", null);
             }
             if (!seen.add(address)) {
-                throw new IllegalArgumentException(name + " lists " + ip + " twice; each address must appear once");
+                throw malformed("lists " + ip + " twice; each address must appear once", null);
             }
             parsed.add(address);
         }
         return List.copyOf(parsed);
+    }
+
+    private InvalidSettingException malformed(String problem, Exception cause) {
+        InvalidSettingException e = new InvalidSettingException(name, value, ALLOWED, "is malformed: " + problem);
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
     }
 
     private static boolean isIpLiteral(String ip) {
@@ -98,8 +121,16 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
         return true;
     }
 
+    /**
+     * @throws InvalidSettingException if the list holds more addresses than {@code range} has machine IDs, on every
+     *         host alike, so that a list too long for the range fails the first node rather than the last
+     */
     @Override
     public long acquire(MachineIdRange range) {
+        if (list.size() > range.size()) {
+            throw new InvalidSettingException(name, value, "at most " + range.size() + " addresses, one per machine ID in ["
+                    + range.min() + ", " + range.max() + "]", "lists " + list.size() + " addresses");
+        }
         Collection<InetAddress> own = hostAddresses.get();
         int position = -1;
         for (int i = 0; i < list.size(); i++) {
@@ -119,11 +150,6 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
                     + name + " " + format(list) + "; add one of them to the list");
         }
         long machineId = range.min() + position;
-        if (!range.contains(machineId)) {
-            throw new IllegalArgumentException(name + " puts this host (" + list.get(position).getHostAddress()
-                    + ") at position " + position + ", machine ID " + machineId + ", outside the machine-ID range "
-                    + range + "; the list may hold at most " + range.size() + " addresses");
-        }
         description = "ip-list (" + list.get(position).getHostAddress() + " at position " + position + ")";
         return machineId;
     }

@@ -1,5 +1,6 @@
 package io.vesta.machine;
 
+import io.vesta.InvalidSettingException;
 import io.vesta.layout.IdLayout;
 
 /**
@@ -14,17 +15,34 @@ public record MachineIdRange(long min, long max) {
     /** The default range of central and REST servers: 924-1023. */
     public static final MachineIdRange SERVER = new MachineIdRange(924, IdLayout.MAX_MACHINE);
 
+    /**
+     * @throws InvalidSettingException naming {@code machineIdRange.min} or {@code machineIdRange.max} when a bound
+     *         is outside [0, 1023] or {@code max < min}; {@link #of} names the settings the user typed
+     */
     public MachineIdRange {
-        if (min < 0 || min > IdLayout.MAX_MACHINE) {
-            throw new IllegalArgumentException("machine-ID range start must be in [0, " + IdLayout.MAX_MACHINE
-                    + "], was " + min);
-        }
+        requireValid("machineIdRange", min, max);
+    }
+
+    /**
+     * The range {@code [min, max]}, checked under the name of the setting that gave it.
+     * @param setting the range's full setting name, such as {@code vesta.machine-id.embedded-range}; its bounds are
+     *        named {@code <setting>.min} and {@code <setting>.max}
+     * @throws InvalidSettingException naming the bound that is out of range, its value and the allowed range
+     */
+    public static MachineIdRange of(String setting, long min, long max) {
+        requireValid(setting, min, max);
+        return new MachineIdRange(min, max);
+    }
+
+    private static void requireValid(String setting, long min, long max) {
+        InvalidSettingException.requireInRange(setting + ".min", min, 0, IdLayout.MAX_MACHINE);
         if (max < min || max > IdLayout.MAX_MACHINE) {
-            throw new IllegalArgumentException("machine-ID range end must be in [" + min + ", "
-                    + IdLayout.MAX_MACHINE + "] (at least the range start " + min + "), was " + max);
+            throw new InvalidSettingException(setting + ".max", max, "a value in [" + min + ", " + IdLayout.MAX_MACHINE
+                    + "]: not below " + setting + ".min (" + min + ")");
         }
     }
 
+    /** Whether {@code machineId} lies in the range, both ends included. */
     public boolean contains(long machineId) {
         return machineId >= min && machineId <= max;
     }
@@ -36,11 +54,12 @@ public record MachineIdRange(long min, long max) {
 
     /**
      * Returns {@code machineId} if it is in the range.
-     * @throws IllegalArgumentException naming {@code name}, the value and the range
+     * @param setting the setting that gave the ID (such as {@code vesta.machine-id.value}), or where it was read
+     * @throws InvalidSettingException naming {@code setting}, the value and the range
      */
-    public long check(String name, long machineId) {
+    public long check(String setting, long machineId) {
         if (!contains(machineId)) {
-            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + machineId);
+            throw new InvalidSettingException(setting, machineId, "a machine ID in [" + min + ", " + max + "]");
         }
         return machineId;
     }

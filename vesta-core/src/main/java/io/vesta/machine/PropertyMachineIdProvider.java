@@ -3,26 +3,30 @@ package io.vesta.machine;
 /** A machine ID fixed by configuration. Right for a handful of nodes that each get their own setting. */
 public final class PropertyMachineIdProvider implements MachineIdProvider {
 
+    /** The name of the setting, without a prefix, when none is given. */
+    public static final String SETTING = "machine-id.value";
+
     private final long machineId;
-    private final String name;
+    private final String setting;
 
     /**
      * @param machineId the configured ID
-     * @param name how the setting is called where the user typed it, used in errors ({@code "machineId"},
-     *        {@code "vesta.machine-id.value"})
+     * @param setting the setting's full name where the user typed it, used in errors ({@code "vesta.machine-id.value"})
      */
-    public PropertyMachineIdProvider(long machineId, String name) {
+    public PropertyMachineIdProvider(long machineId, String setting) {
         this.machineId = machineId;
-        this.name = name;
+        this.setting = setting;
     }
 
+    /** The ID under the setting name {@value #SETTING}. */
     public PropertyMachineIdProvider(long machineId) {
-        this(machineId, "machineId");
+        this(machineId, SETTING);
     }
 
+    /** @throws io.vesta.InvalidSettingException if the ID is not in {@code range} */
     @Override
     public long acquire(MachineIdRange range) {
-        return range.check(name, machineId);
+        return range.check(setting, machineId);
     }
 
     @Override

@@ -22,7 +22,7 @@ final class CasSequencer extends Sequencer {
     }
 
     @Override
-    public long reserve(int count) {
+    long reserve(int count) {
         for (;;) {
             long current = state.get();
             long unit = current >> seqBits; // arithmetic: the start unit may be -1
@@ -54,18 +54,18 @@ final class CasSequencer extends Sequencer {
     }
 
     @Override
-    protected long lastUnit() {
+    long lastUnit() {
         return state.get() >> seqBits;
     }
 
     @Override
-    public long issued() {
+    long issued() {
         long current = state.get();
         return current == initialState ? completedUnitsIssued.sum() : completedUnitsIssued.sum() + (current & maxSeq) + 1;
     }
 
     @Override
-    public SequencerStrategy strategy() {
+    SequencerStrategy strategy() {
         return SequencerStrategy.CAS;
     }
 }

@@ -14,7 +14,7 @@ final class LockSequencer extends Sequencer {
     }
 
     @Override
-    public long reserve(int count) {
+    long reserve(int count) {
         lock.lock();
         try {
             return sequence.reserve(count);
@@ -24,17 +24,17 @@ final class LockSequencer extends Sequencer {
     }
 
     @Override
-    protected long lastUnit() {
+    long lastUnit() {
         return sequence.unit();
     }
 
     @Override
-    public long issued() {
+    long issued() {
         return sequence.issued();
     }
 
     @Override
-    public SequencerStrategy strategy() {
+    SequencerStrategy strategy() {
         return SequencerStrategy.LOCK;
     }
 }

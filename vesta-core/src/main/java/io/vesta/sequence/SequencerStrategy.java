@@ -2,7 +2,10 @@ package io.vesta.sequence;
 
 import java.util.function.Function;
 
-/** How a generator's unit/seq state is guarded. All three issue unique, strictly increasing IDs per node. */
+/**
+ * How a generator's unit/seq state is guarded: the user's choice ({@code vesta.sequencer}). All three issue unique,
+ * strictly increasing IDs per node.
+ */
 public enum SequencerStrategy {
 
     /** A non-fair {@code ReentrantLock}: the default. */
@@ -20,7 +23,7 @@ public enum SequencerStrategy {
         this.factory = factory;
     }
 
-    public Sequencer create(Timeline timeline) {
+    Sequencer create(Timeline timeline) {
         return factory.apply(timeline);
     }
 }

@@ -11,22 +11,22 @@ final class SynchronizedSequencer extends Sequencer {
     }
 
     @Override
-    public synchronized long reserve(int count) {
+    synchronized long reserve(int count) {
         return sequence.reserve(count);
     }
 
     @Override
-    protected long lastUnit() {
+    long lastUnit() {
         return sequence.unit();
     }
 
     @Override
-    public long issued() {
+    long issued() {
         return sequence.issued();
     }
 
     @Override
-    public SequencerStrategy strategy() {
+    SequencerStrategy strategy() {
         return SequencerStrategy.SYNCHRONIZED;
     }
 }

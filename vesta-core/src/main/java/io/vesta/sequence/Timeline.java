@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
  * generator moves into. Sequencers call it only when they leave their current unit, so nothing here is on
  * the per-ID path except {@link #currentUnit()}.
  */
-public final class Timeline {
+final class Timeline {
 
     /** Added to every bounded wait for a late wake-up; see {@link #boundNanos}. */
     static final long WAIT_SLACK_MILLIS = 2;
@@ -55,7 +55,7 @@ public final class Timeline {
      * @param notBeforeSource where {@code notBefore} came from, for messages
      * @throws IllegalStateException if a mark lies beyond the last time the layout can represent
      */
-    public Timeline(TimeSource timeSource, IdLayout layout, Instant epoch, Duration maxBackwardWait,
+    Timeline(TimeSource timeSource, IdLayout layout, Instant epoch, Duration maxBackwardWait,
             TimestampStore store, Duration persistStep, long machineId, MachineIdLease lease, Long notBefore,
             String notBeforeSource) {
         this.timeSource = timeSource;
@@ -100,9 +100,7 @@ public final class Timeline {
         }
     }
 
-
-
-    public IdLayout layout() {
+    IdLayout layout() {
         return layout;
     }
 
@@ -246,7 +244,7 @@ public final class Timeline {
      * more than one persist step: the case of a restart right after a crash. A clock further behind than that
      * was set back, and is left to the step-back policy of the first call.
      */
-    public void awaitRestartMark() {
+    void awaitRestartMark() {
         if (restartMark == Long.MIN_VALUE) {
             return;
         }
@@ -262,7 +260,7 @@ public final class Timeline {
      * admitted unit is written, so that a clean restart need not wait out the rest of the persist step. A call
      * that admitted its unit before this issues at most up to that unit, which the exact mark covers.
      */
-    public synchronized void close() {
+    synchronized void close() {
         if (closed) {
             return;
         }
@@ -277,7 +275,7 @@ public final class Timeline {
         }
     }
 
-    public boolean isClosed() {
+    boolean isClosed() {
         return closed;
     }
 
@@ -291,25 +289,19 @@ public final class Timeline {
         return startOf(unit) - timeSource.currentTimeMillis();
     }
 
-    public long exhaustedWaits() {
+    long exhaustedWaits() {
         return exhaustedWaits.sum();
     }
 
-    public Duration exhaustedWaitTime() {
+    Duration exhaustedWaitTime() {
         return Duration.ofNanos(exhaustedWaitNanos.sum());
     }
 
-    public long clockBackwardSteps() {
+    long clockBackwardSteps() {
         return backwardSteps.sum();
     }
 
-    public Duration maxBackwardWait() {
+    Duration maxBackwardWait() {
         return maxBackwardWait;
-    }
-
-    /** The persisted mark, or null without a store or before the first write. */
-    public Instant storedMark() {
-        long mark = reservedUntil;
-        return store == null || mark == Long.MIN_VALUE ? null : Instant.ofEpochMilli(mark);
     }
 }

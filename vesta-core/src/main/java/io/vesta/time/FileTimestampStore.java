@@ -5,24 +5,21 @@ import io.vesta.IdType;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
- * A {@link TimestampStore} in a small text file holding the mark in Unix milliseconds. Each save writes a
- * sibling temporary file, forces it to disk, renames it over the old one and forces the directory, so a crash
+ * A {@link TimestampStore} in a small text file holding the mark in Unix milliseconds. Each save goes through
+ * {@link AtomicFile} (a forced temporary file renamed over the old one, then the directory forced), so a crash
  * leaves either the old mark or the new one, never a torn write or a rename the disk never saw.
  *
  * <p>While open, the store holds an exclusive lock on a sibling {@code .lock} file (not on the mark itself,
@@ -31,10 +28,7 @@ import java.util.OptionalLong;
  */
 public final class FileTimestampStore implements TimestampStore {
 
-    private static final boolean WINDOWS = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
-
     private final Path file;
-    private final Path temporary;
     private final Path lockFile;
     private FileChannel lockChannel;
     private FileLock lock;
@@ -44,7 +38,6 @@ public final class FileTimestampStore implements TimestampStore {
             throw new IllegalArgumentException("file must not be null");
         }
         this.file = file.toAbsolutePath();
-        this.temporary = this.file.resolveSibling(this.file.getFileName() + ".tmp");
         this.lockFile = this.file.resolveSibling(this.file.getFileName() + ".lock");
     }
 
@@ -123,35 +116,9 @@ public final class FileTimestampStore implements TimestampStore {
     @Override
     public void save(long epochMillis) {
         try {
-            createParent();
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(ByteBuffer.wrap((epochMillis + "\n").getBytes(StandardCharsets.US_ASCII)));
-                channel.force(true);
-            }
-            try {
-                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-            forceDirectory();
+            AtomicFile.write(file, (epochMillis + "\n").getBytes(StandardCharsets.US_ASCII));
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the timestamp store " + file, e);
-        }
-    }
-
-    /**
-     * A rename is an update of the directory, and until the directory reaches the disk a power cut can bring
-     * the old mark back, or no file at all, after IDs beyond it were issued. Windows cannot open a directory as
-     * a channel, and makes a completed rename durable with the file's own metadata.
-     */
-    private void forceDirectory() throws IOException {
-        Path parent = file.getParent();
-        if (parent == null || WINDOWS) {
-            return;
-        }
-        try (FileChannel directory = FileChannel.open(parent, StandardOpenOption.READ)) {
-            directory.force(true);
         }
     }
 

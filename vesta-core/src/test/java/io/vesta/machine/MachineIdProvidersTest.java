@@ -1,5 +1,6 @@
 package io.vesta.machine;
 
+import io.vesta.InvalidSettingException;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -32,20 +33,20 @@ class MachineIdProvidersTest {
     void propertyIdOutsideTheRangeNamesTheSettingTheValueAndTheRange() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new PropertyMachineIdProvider(950, "vesta.machine-id.value").acquire(MachineIdRange.EMBEDDED))
-                .withMessage("vesta.machine-id.value must be in [0, 923], was 950");
+                .withMessage("vesta.machine-id.value=950 is out of range; allowed: a machine ID in [0, 923]");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new PropertyMachineIdProvider(5).acquire(MachineIdRange.SERVER))
-                .withMessage("machineId must be in [924, 1023], was 5");
+                .withMessage("machine-id.value=5 is out of range; allowed: a machine ID in [924, 1023]");
     }
 
     @Test
     void rangeBoundsAreChecked() {
         assertThatIllegalArgumentException().isThrownBy(() -> new MachineIdRange(-1, 5))
-                .withMessage("machine-ID range start must be in [0, 1023], was -1");
+                .withMessage("machineIdRange.min=-1 is out of range; allowed: a value in [0, 1023]");
         assertThatIllegalArgumentException().isThrownBy(() -> new MachineIdRange(10, 5))
-                .withMessage("machine-ID range end must be in [10, 1023] (at least the range start 10), was 5");
+                .withMessage("machineIdRange.max=5 is out of range; allowed: a value in [10, 1023]: not below machineIdRange.min (10)");
         assertThatIllegalArgumentException().isThrownBy(() -> new MachineIdRange(0, 1024))
-                .withMessageContaining("was 1024");
+                .withMessage("machineIdRange.max=1024 is out of range; allowed: a value in [0, 1023]: not below machineIdRange.min (0)");
     }
 
     @Test
@@ -78,28 +79,37 @@ class MachineIdProvidersTest {
     }
 
     @Test
-    void positionBeyondTheRangeIsRejected() {
-        IpListMachineIdProvider provider = new IpListMachineIdProvider(
-                List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), () -> host("10.0.0.3"), "ipList");
+    void aListLongerThanTheRangeIsRejectedOnEveryHost() {
+        // A host at position 2 would get machine ID 1024; the host at position 0 is refused too, before any node
+        // starts on a list that cannot hold them all.
+        for (String address : new String[] {"10.0.0.3", "10.0.0.1"}) {
+            IpListMachineIdProvider provider = new IpListMachineIdProvider(
+                    List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"), () -> host(address), "ipList");
 
-        assertThatIllegalArgumentException().isThrownBy(() -> provider.acquire(new MachineIdRange(1022, 1023)))
-                .withMessageContaining("position 2, machine ID 1024, outside the machine-ID range 1022-1023");
+            assertThatThrownBy(() -> provider.acquire(new MachineIdRange(1022, 1023)))
+                    .isInstanceOf(InvalidSettingException.class)
+                    .hasMessage("ipList=10.0.0.1,10.0.0.2,10.0.0.3 lists 3 addresses; allowed: at most 2 addresses, one per"
+                            + " machine ID in [1022, 1023]");
+        }
     }
 
     @Test
     void malformedAndDuplicateEntriesAreRejectedUpFront() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.1", "db.example.com"), List::of, "ipList"))
-                .withMessage("ipList entry 'db.example.com' is not an IPv4 or IPv6 address");
+                .withMessage("ipList=10.0.0.1,db.example.com is malformed: entry 'db.example.com' is not an IPv4 or IPv6 address;"
+                        + " allowed: IPv4 or IPv6 literals, each listed once");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.256"), List::of, "ipList"))
-                .withMessage("ipList entry '10.0.0.256' is not an IPv4 or IPv6 address");
+                .withMessage("ipList=10.0.0.256 is malformed: entry '10.0.0.256' is not an IPv4 or IPv6 address; allowed: IPv4 or IPv6"
+                        + " literals, each listed once");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.1", "10.0.0.1"), List::of, "ipList"))
-                .withMessage("ipList lists 10.0.0.1 twice; each address must appear once");
+                .withMessage("ipList=10.0.0.1,10.0.0.1 is malformed: lists 10.0.0.1 twice; each address must appear once; allowed: IPv4"
+                        + " or IPv6 literals, each listed once");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new IpListMachineIdProvider(List.of(), List::of, "ipList"))
-                .withMessage("ipList must list at least one IP address, was empty");
+                .withMessage("ipList=(unset) is required; allowed: a comma-separated list of the IP addresses of every node");
     }
 
     @Test
@@ -109,8 +119,9 @@ class MachineIdProvidersTest {
                 { "224.0.0.1", "multicast" } }) {
             assertThatIllegalArgumentException()
                     .isThrownBy(() -> new IpListMachineIdProvider(List.of("10.0.0.1", entry[0]), List::of, "vesta.machine-id.ip-list"))
-                    .withMessage("vesta.machine-id.ip-list entry '" + entry[0] + "' is a " + entry[1] + " address, which"
-                            + " does not identify one host; list each node's own routable address");
+                    .withMessage("vesta.machine-id.ip-list=10.0.0.1," + entry[0] + " is malformed: entry '" + entry[0] + "' is a "
+                            + entry[1] + " address, which does not identify one host; list each node's own routable address;"
+                            + " allowed: IPv4 or IPv6 literals, each listed once");
         }
     }
 

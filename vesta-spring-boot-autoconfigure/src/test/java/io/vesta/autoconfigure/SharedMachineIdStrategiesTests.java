@@ -81,8 +81,8 @@ class SharedMachineIdStrategiesTests {
                 "vesta.machine-id.db.lease=10s", "vesta.machine-id.db.heartbeat=5s").run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
-                            .contains("vesta.machine-id.db.heartbeat must be in [10ms, 3333ms] (at most a third of "
-                                    + "vesta.machine-id.db.lease 10000ms), was 5000ms");
+                            .contains("vesta.machine-id.db.heartbeat=5000ms is out of range; allowed: a duration in"
+                                    + " [10ms, 3333ms] (at most a third of vesta.machine-id.db.lease 10000ms)");
                 });
     }
 

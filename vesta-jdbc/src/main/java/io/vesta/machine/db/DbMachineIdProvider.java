@@ -1,5 +1,8 @@
 package io.vesta.machine.db;
 
+import io.vesta.InvalidSettingException;
+import io.vesta.machine.DefaultOwner;
+import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
@@ -11,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,12 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 
@@ -58,14 +55,16 @@ import java.util.regex.Pattern;
  * waits longer or refuses to issue until its clock passes the high water.
  *
  * <p>Every statement carries a query timeout of the lease rounded up to whole seconds ({@link #queryTimeout()}),
- * and {@link #close()} returns within {@link #closeTimeout()} even when a heartbeat hangs in the driver.
+ * and {@link #close()} returns within {@link #closeTimeout()} even when a heartbeat hangs in the driver. The local
+ * lease, the heartbeat thread, losing the row and the bounded close are the shared {@link LeaseLifecycle}'s; this
+ * class holds the SQL and what makes a takeover safe.
  */
 public final class DbMachineIdProvider implements MachineIdProvider {
 
     /** The default table name. */
     public static final String DEFAULT_TABLE = "vesta_machine";
     /** The default lease: how long a row stays this node's after its last successful heartbeat. */
-    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_LEASE = LeaseLifecycle.DEFAULT_LEASE;
     /** The default interval between heartbeats. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(5);
     /** The shortest lease that may be configured. */
@@ -101,17 +100,17 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private final boolean initializeSchema;
     private final TimeSource timeSource;
     private final int queryTimeoutSeconds;
-    private final MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
+    /**
+     * The local lease, the heartbeat thread, {@code closed} and {@code lost}. It never holds a lock across a JDBC
+     * call, so close() can revoke the lease at once, and a heartbeat that returns after close() began cannot
+     * revive it.
+     */
+    private final LeaseLifecycle lifecycle;
     /**
      * Held across every JDBC call of acquire, heartbeat and release, so that they never overlap and see each
      * other's fields. close() never waits for it beyond a bound: it may be held by a call hanging in the driver.
      */
     private final ReentrantLock database = new ReentrantLock();
-    /**
-     * Guards {@code closed}, {@code lost} and every change of the local lease. Never held across a JDBC call, so
-     * close() can revoke the lease at once, and a heartbeat that returns after close() began cannot revive it.
-     */
-    private final Object state = new Object();
 
     private final String selectRange;
     private final String selectOne;
@@ -119,19 +118,14 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private final String takeOver;
     private final String renew;
 
-    private volatile ScheduledExecutorService heartbeat;
-    private volatile long machineId = -1;
     private volatile Long notBefore;
     private volatile String takenFrom;
-    private volatile boolean closed;
-    private volatile boolean lost;
     /** The generation this node holds the row under; every write of ours is conditional on it. */
     private long generation;
     /** The highest lease expiry this node has tried to write, committed or not; read by close() for its log. */
     private volatile long lastWrittenExpiry;
     /** The last expiry (and high-water mark) known to be committed: the node never issues past it. */
     private long confirmedExpiry;
-    private boolean failing;
     /** Test seam: runs between the SELECT that found a row takeable and the UPDATE that takes it. */
     volatile Runnable beforeTakeOver;
 
@@ -144,6 +138,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         this.initializeSchema = builder.initializeSchema;
         this.timeSource = builder.timeSource;
         this.queryTimeoutSeconds = (int) Math.max(1, (leaseMillis + 999) / 1000);
+        this.lifecycle = new LeaseLifecycle(owner, table, "heartbeat", timeSource, LOG);
         String columns = "machine_id, owner, lease_expiry, high_water, generation";
         this.selectRange = "SELECT " + columns + " FROM " + table + " WHERE machine_id >= ? AND machine_id <= ? ORDER BY machine_id";
         this.selectOne = "SELECT " + columns + " FROM " + table + " WHERE machine_id = ?";
@@ -190,11 +185,11 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     public long acquire(MachineIdRange range) {
         database.lock();
         try {
-            if (closed) {
+            if (lifecycle.isClosed()) {
                 throw new IllegalStateException("This DbMachineIdProvider was closed; build a new one");
             }
-            if (machineId >= 0) {
-                throw new IllegalStateException("This DbMachineIdProvider already holds machine ID " + machineId
+            if (lifecycle.machineId() >= 0) {
+                throw new IllegalStateException("This DbMachineIdProvider already holds machine ID " + lifecycle.machineId()
                         + "; build a new one for another generator");
             }
             Claim claim;
@@ -209,27 +204,14 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                 throw new MachineIdUnavailableException("Cannot lease a machine ID from table " + table + " (range " + range
                         + ", owner '" + owner + "'): " + e.getMessage(), e);
             }
-            boolean published = false;
-            synchronized (state) {
-                if (!closed) {
-                    published = true;
-                    this.generation = claim.generation;
-                    this.lastWrittenExpiry = claim.expiry;
-                    this.confirmedExpiry = claim.expiry;
-                    this.notBefore = claim.notBefore;
-                    this.takenFrom = claim.takenFrom;
-                    this.machineId = claim.machineId;
-                    lease.renew(claim.expiry);
-                    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(task -> {
-                        Thread thread = new Thread(task, "vesta-machine-id-heartbeat-" + table + "-" + claim.machineId);
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-                    executor.scheduleWithFixedDelay(this::heartbeatQuietly, heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
-                    heartbeat = executor;
-                }
-            }
-            if (!published) {
+            // Set before the start, under the database lock that heartbeats and the release take too; only the
+            // start publishes the ID.
+            this.generation = claim.generation;
+            this.lastWrittenExpiry = claim.expiry;
+            this.confirmedExpiry = claim.expiry;
+            this.notBefore = claim.notBefore;
+            this.takenFrom = claim.takenFrom;
+            if (!lifecycle.start(claim.machineId, claim.expiry, Duration.ofMillis(heartbeatMillis), this::heartbeat)) {
                 throw closedWhileAcquiring(claim);
             }
             LOG.log(Level.INFO, () -> "Leased machine ID " + claim.machineId + " from table " + table + " as owner '" + owner
@@ -407,15 +389,6 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         return false;
     }
 
-    private void heartbeatQuietly() {
-        try {
-            heartbeat();
-        } catch (RuntimeException e) {
-            // A scheduled task that throws is never run again; the lease must keep trying.
-            LOG.log(Level.WARNING, "Machine-ID heartbeat on table " + table + " failed unexpectedly", e);
-        }
-    }
-
     /**
      * Renews the lease once: what the background heartbeat does every interval. Returns whether the lease is
      * held afterwards. A failure leaves the lease to run out by itself; a row found in other hands revokes it
@@ -432,9 +405,10 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     }
 
     private boolean renew() {
-        if (closed || lost || machineId < 0) {
+        if (!lifecycle.isRenewing()) {
             return false;
         }
+        long machineId = lifecycle.machineId();
         long now = timeSource.currentTimeMillis();
         // Strictly above every expiry written before, so the row always changes: MySQL run with
         // useAffectedRows counts an UPDATE that writes the same values as no row.
@@ -443,55 +417,28 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         try (Connection connection = dataSource.getConnection()) {
             int updated = inAutoCommit(connection, () -> writeRow(connection, machineId, generation, expiry, expiry));
             if (updated == 1) {
-                synchronized (state) {
-                    if (closed) {
-                        // close() revoked the lease while this renewal was in the database: renewing the local
-                        // lease now would let IDs out after close() began. The row keeps the renewed lease until
-                        // close()'s release gets the database (if it still does in time) or the lease ends: that
-                        // only delays the next holder.
-                        return false;
-                    }
-                    // Only now is the new high-water mark committed, so only now may the node issue up to it.
-                    confirmedExpiry = expiry;
-                    lease.renew(expiry);
+                // Only now is the new high-water mark committed, so only now may the node issue up to it. If
+                // close() began while this renewal was in the database, the lifecycle leaves the revoked lease
+                // as it is; the row keeps the renewed lease until close()'s release gets the database (if it
+                // still does in time) or the lease ends: that only delays the next holder.
+                if (!lifecycle.renewTo(expiry, () -> "Renewed the lease on machine ID " + machineId + " in table " + table
+                        + " again; lease until " + Instant.ofEpochMilli(expiry))) {
+                    return false;
                 }
-                if (failing) {
-                    failing = false;
-                    LOG.log(Level.INFO, () -> "Renewed the lease on machine ID " + machineId + " in table " + table
-                            + " again; lease until " + Instant.ofEpochMilli(expiry));
-                }
+                confirmedExpiry = expiry;
                 return true;
             }
             Row row = inAutoCommit(connection, () -> readRow(connection, machineId));
-            lose(row == null
+            lifecycle.lose(row == null
                     ? "its row in table " + table + " was deleted"
                     : "table " + table + " shows it taken over by owner '" + row.owner + "' (generation "
                             + row.generation + ", this node held generation " + generation
                             + ") after this node could not renew its lease in time");
             return false;
         } catch (SQLException | RuntimeException e) {
-            boolean held = lease.isHeldAt(now);
-            if (!failing) {
-                failing = true;
-                LOG.log(Level.WARNING, "Cannot renew the lease on machine ID " + machineId + " in table " + table
-                        + ": " + e.getMessage() + (held ? "; IDs are issued until " + Instant.ofEpochMilli(lease.heldUntil())
-                        + " unless a renewal succeeds first" : "; no ID is issued until a renewal succeeds"));
-            }
-            return held;
+            return lifecycle.renewalFailed(now, "Cannot renew the lease on machine ID " + machineId + " in table " + table
+                    + ": " + e.getMessage());
         }
-    }
-
-    private void lose(String reason) {
-        String message = "machine ID " + machineId + " is no longer this node's (owner '" + owner + "'): " + reason
-                + "; build a new generator to lease another ID";
-        synchronized (state) {
-            lost = true;
-            if (!closed) {
-                lease.revoke(message);
-            }
-        }
-        LOG.log(Level.ERROR, message);
-        heartbeat.shutdown();
     }
 
     /**
@@ -506,50 +453,11 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      */
     @Override
     public void close() {
-        ScheduledExecutorService executor;
-        boolean held;
-        synchronized (state) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            executor = heartbeat;
-            held = machineId >= 0 && !lost;
-            if (held) {
-                lease.revoke("the machine-ID provider was closed");
-            }
-        }
-        // Read after the revocation: every ID issued before it carries an earlier clock reading.
-        long now = timeSource.currentTimeMillis();
-        if (executor != null) {
-            executor.shutdownNow();
-        }
-        if (!held) {
-            return;
-        }
-        // On a thread of its own, so that neither a heartbeat stuck in the driver nor a release stuck the same
-        // way (neither getConnection nor a socket read honours a query timeout on a partitioned network) can
-        // hold close() past its bound.
-        FutureTask<String> release = new FutureTask<>(() -> release(now));
-        Thread thread = new Thread(release, "vesta-machine-id-release-" + table + "-" + machineId);
-        thread.setDaemon(true);
-        thread.start();
-        String problem;
-        try {
-            problem = release.get(closeTimeoutMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            problem = "the release did not finish within " + closeTimeoutMillis() + " ms (it may still land)";
-        } catch (ExecutionException e) {
-            problem = "the release failed: " + e.getCause();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            problem = "close() was interrupted (the release may still land)";
-        }
-        if (problem != null) {
-            LOG.log(Level.WARNING, "Did not release machine ID " + machineId + " in table " + table + ": " + problem
-                    + "; the row becomes free by itself when its lease ends (the last expiry this node wrote is "
-                    + Instant.ofEpochMilli(lastWrittenExpiry) + "). No ID was issued after close() began.");
-        }
+        // The release runs on a thread of its own, so that neither a heartbeat stuck in the driver nor a release
+        // stuck the same way (neither getConnection nor a socket read honours a query timeout on a partitioned
+        // network) can hold close() past its bound.
+        lifecycle.close(closeTimeout(), this::release, () -> "the row becomes free by itself when its lease ends (the"
+                + " last expiry this node wrote is " + Instant.ofEpochMilli(lastWrittenExpiry) + ")");
     }
 
     /** The release of close(): null when done (or nothing was left to release), else what kept it from being done. */
@@ -560,11 +468,11 @@ public final class DbMachineIdProvider implements MachineIdProvider {
             return "a heartbeat has been in the database for over " + CLOSE_WAIT_FOR_DATABASE_MILLIS + " ms";
         }
         try {
-            if (lost) {
+            if (lifecycle.isLost()) {
                 return null;
             }
             // If the row was taken over meanwhile, the generation makes this a no-op.
-            releaseRow(machineId, generation, releaseMark(notBefore, confirmedExpiry, now), now);
+            releaseRow(lifecycle.machineId(), generation, releaseMark(notBefore, confirmedExpiry, now), now);
             return null;
         } catch (SQLException | RuntimeException e) {
             return e.getMessage();
@@ -631,7 +539,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     /**
      * The shipped DDL for a database, by the product name JDBC reports ({@code PostgreSQL}, {@code MySQL},
      * {@code MariaDB}, {@code H2}), with comments removed and {@code vesta_machine} replaced by {@code table}.
-     * @throws IllegalArgumentException for a product without a script, or a table name that is no identifier
+     * @throws IllegalArgumentException for a product without a script
+     * @throws InvalidSettingException for a table name that is no identifier
      */
     public static String schemaScript(String databaseProductName, String table) {
         checkTable("table", table);
@@ -691,7 +600,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
 
     @Override
     public MachineIdLease lease() {
-        return lease;
+        return lifecycle.lease();
     }
 
     @Override
@@ -744,22 +653,16 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         return "DbMachineIdProvider[" + describe() + ", lease " + leaseMillis + "ms, heartbeat " + heartbeatMillis + "ms]";
     }
 
-    /** The default owner: this host's name and this process's ID, unique among live processes. */
+    /** The default owner, {@code host:pid} ({@link DefaultOwner#hostAndPid()}): unique among live processes. */
     public static String defaultOwner() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
-        }
-        return host + ":" + ProcessHandle.current().pid();
+        return DefaultOwner.hostAndPid();
     }
 
-    private static String checkTable(String name, String table) {
+    private static String checkTable(String setting, String table) {
         if (table == null || !TABLE_NAME.matcher(table).matches()) {
-            throw new IllegalArgumentException(name + " must be an SQL identifier (letters, digits and underscores, not"
-                    + " starting with a digit, at most 63 characters, optionally schema.table), was "
-                    + (table == null ? "null" : "'" + table + "'"));
+            throw new InvalidSettingException(setting, table, "an SQL identifier (letters, digits and underscores, not"
+                    + " starting with a digit, at most 63 characters), optionally schema.table",
+                    table == null ? "is required" : "is not an SQL identifier");
         }
         return table;
     }
@@ -830,40 +733,29 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         }
 
         /**
-         * Put before each setting's name in error messages, so they name what the user typed:
-         * {@code "vesta.machine-id.db."} gives {@code "vesta.machine-id.db.lease must be in ..."}.
+         * Put before each setting's kebab-case name in the {@link InvalidSettingException} of {@link #build()}, so it
+         * names what the user typed: {@code "vesta.machine-id.db."} gives {@code "vesta.machine-id.db.lease"}.
          */
         public Builder settingPrefix(String settingPrefix) {
             this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
             return this;
         }
 
+        /**
+         * The provider, once every setting is checked.
+         * @throws InvalidSettingException naming the first setting that cannot be used
+         */
         public DbMachineIdProvider build() {
-            if (dataSource == null) {
-                throw new IllegalArgumentException(settingPrefix + "dataSource must be set");
-            }
-            if (timeSource == null) {
-                throw new IllegalArgumentException(settingPrefix + "timeSource must be set");
-            }
+            InvalidSettingException.requireSet(settingPrefix + "data-source", dataSource, "a javax.sql.DataSource");
+            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "an io.vesta.time.TimeSource");
             checkTable(settingPrefix + "table", table);
             if (owner == null) {
                 owner = defaultOwner();
             }
-            if (owner.isBlank() || owner.length() > MAX_OWNER_LENGTH) {
-                throw new IllegalArgumentException(settingPrefix + "owner must be 1 to " + MAX_OWNER_LENGTH
-                        + " characters and not blank, was '" + owner + "' (" + owner.length() + " characters)");
-            }
-            if (lease == null || lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
-                throw new IllegalArgumentException(settingPrefix + "lease must be in [" + MIN_LEASE.toMillis() + "ms, "
-                        + MAX_LEASE.toMillis() + "ms], was " + (lease == null ? "null" : lease.toMillis() + "ms"));
-            }
-            // At most a third: two heartbeats in a row may fail before the lease runs out.
-            Duration maxHeartbeat = lease.dividedBy(3);
-            if (heartbeat == null || heartbeat.compareTo(MIN_HEARTBEAT) < 0 || heartbeat.compareTo(maxHeartbeat) > 0) {
-                throw new IllegalArgumentException(settingPrefix + "heartbeat must be in [" + MIN_HEARTBEAT.toMillis() + "ms, "
-                        + maxHeartbeat.toMillis() + "ms] (at most a third of " + settingPrefix + "lease " + lease.toMillis()
-                        + "ms), was " + (heartbeat == null ? "null" : heartbeat.toMillis() + "ms"));
-            }
+            LeaseLifecycle.requireOwner(settingPrefix + "owner", owner, MAX_OWNER_LENGTH);
+            InvalidSettingException.requireInRange(settingPrefix + "lease", lease, MIN_LEASE, MAX_LEASE);
+            LeaseLifecycle.requireRenewalInterval(settingPrefix + "heartbeat", heartbeat, MIN_HEARTBEAT,
+                    settingPrefix + "lease", lease);
             return new DbMachineIdProvider(this);
         }
     }

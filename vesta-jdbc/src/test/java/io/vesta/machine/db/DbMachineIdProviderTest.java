@@ -1,11 +1,15 @@
 package io.vesta.machine.db;
 
+import io.vesta.InvalidSettingException;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 /** Settings and schema scripts of {@link DbMachineIdProvider}; the behaviour against databases is in the contract. */
 class DbMachineIdProviderTest {
@@ -14,23 +18,32 @@ class DbMachineIdProviderTest {
 
     @Test
     void settingsOutOfRangeNameTheSettingTheValueAndTheRange() {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> DbMachineIdProvider.builder(dataSource).settingPrefix("vesta.machine-id.db.")
-                        .lease(Duration.ofMillis(500)).build())
-                .withMessage("vesta.machine-id.db.lease must be in [1000ms, 3600000ms], was 500ms");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> DbMachineIdProvider.builder(dataSource).lease(Duration.ofSeconds(30))
-                        .heartbeat(Duration.ofSeconds(15)).build())
-                .withMessage("heartbeat must be in [10ms, 10000ms] (at most a third of lease 30000ms), was 15000ms");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> DbMachineIdProvider.builder(dataSource).table("ids; DROP TABLE users").build())
-                .withMessage("table must be an SQL identifier (letters, digits and underscores, not starting with a digit,"
-                        + " at most 63 characters, optionally schema.table), was 'ids; DROP TABLE users'");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> DbMachineIdProvider.builder(dataSource).owner(" ").build())
-                .withMessage("owner must be 1 to 255 characters and not blank, was ' ' (1 characters)");
-        assertThatIllegalArgumentException().isThrownBy(() -> DbMachineIdProvider.builder(null).build())
-                .withMessage("dataSource must be set");
+        assertRefused(() -> DbMachineIdProvider.builder(dataSource).settingPrefix("vesta.machine-id.db.")
+                        .lease(Duration.ofMillis(500)).build(),
+                "vesta.machine-id.db.lease", "500ms", "a duration in [1000ms, 3600000ms]");
+        assertRefused(() -> DbMachineIdProvider.builder(dataSource).lease(Duration.ofSeconds(30))
+                        .heartbeat(Duration.ofSeconds(15)).build(),
+                "heartbeat", "15000ms", "a duration in [10ms, 10000ms] (at most a third of lease 30000ms)");
+        assertRefused(() -> DbMachineIdProvider.builder(dataSource).settingPrefix("vesta.machine-id.db.")
+                        .lease(Duration.ofSeconds(10)).heartbeat(Duration.ofSeconds(5)).build(),
+                "vesta.machine-id.db.heartbeat", "5000ms",
+                "a duration in [10ms, 3333ms] (at most a third of vesta.machine-id.db.lease 10000ms)");
+        assertRefused(() -> DbMachineIdProvider.builder(dataSource).table("ids; DROP TABLE users").build(),
+                "table", "ids; DROP TABLE users", "an SQL identifier (letters, digits and underscores, not starting with a"
+                        + " digit, at most 63 characters), optionally schema.table");
+        assertRefused(() -> DbMachineIdProvider.builder(dataSource).owner(" ").build(),
+                "owner", " ", "1 to 255 characters, not blank");
+        assertRefused(() -> DbMachineIdProvider.builder(dataSource).settingPrefix("vesta.machine-id.db.")
+                        .owner("x".repeat(256)).build(),
+                "vesta.machine-id.db.owner", "x".repeat(256), "1 to 255 characters, not blank");
+        assertRefused(() -> DbMachineIdProvider.builder(null).build(), "data-source", null, "a javax.sql.DataSource");
+    }
+
+    /** The builder refuses with the setting's full name, the value given and what is allowed, as fields. */
+    private static void assertRefused(ThrowingCallable build, String setting, Object value, String allowed) {
+        assertThatThrownBy(build).asInstanceOf(type(InvalidSettingException.class))
+                .extracting(InvalidSettingException::setting, InvalidSettingException::value, InvalidSettingException::allowed)
+                .containsExactly(setting, value, allowed);
     }
 
     @Test

@@ -1,6 +1,9 @@
 package io.vesta.machine.zookeeper;
 
-import io.vesta.machine.IpListMachineIdProvider;
+import io.vesta.InvalidSettingException;
+import io.vesta.machine.DefaultOwner;
+import io.vesta.machine.LeaseLifecycle;
+import io.vesta.machine.MachineIdCacheFile;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
@@ -18,14 +21,10 @@ import org.apache.zookeeper.data.Stat;
 import java.io.IOException;
 import java.io.StringReader;
 import java.lang.System.Logger.Level;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,8 +34,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Properties;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -75,6 +72,10 @@ import java.util.regex.Pattern;
  * lease end before it issues, so a later restart on this host starts after it too. It is the one path that
  * ZooKeeper does not fence: safe as long as no other process uses the owner, which the default owner (host name,
  * address, port) makes so.
+ *
+ * <p>The local lease, the reporter thread, losing the ID and the bounded close are the shared
+ * {@link LeaseLifecycle}'s, and the cache is the shared {@link MachineIdCacheFile}; this class holds the nodes,
+ * the versioned writes and the checks of the clock.
  */
 public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
@@ -83,8 +84,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     public static final Duration DEFAULT_MAX_CLOCK_DIFFERENCE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_RECLAIM_AFTER = Duration.ofDays(7);
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
-    /** How long a node issues after its last successful report, by default. */
-    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** How long a node issues after its last successful report, by default (or half of reclaimAfter, if shorter). */
+    public static final Duration DEFAULT_LEASE = LeaseLifecycle.DEFAULT_LEASE;
+    /** The longest owner name: it is part of a ZooKeeper node's name. */
+    public static final int MAX_OWNER_LENGTH = 200;
 
     private static final Duration MIN_REPORT_INTERVAL = Duration.ofMillis(100);
     private static final Duration MAX_REPORT_INTERVAL = Duration.ofHours(1);
@@ -102,7 +105,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     private static final System.Logger LOG = System.getLogger(ZooKeeperMachineIdProvider.class.getName());
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9_.-]{1,100}");
-    private static final Pattern OWNER = Pattern.compile("[^/\\s\\p{Cntrl}]{1,200}");
+    private static final Pattern OWNER = Pattern.compile("[^/\\s\\p{Cntrl}]{1," + MAX_OWNER_LENGTH + "}");
     private static final Pattern SEQUENCE = Pattern.compile("\\d{10}");
     private static final byte[] EMPTY = new byte[0];
 
@@ -120,26 +123,27 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     private final long leaseMillis;
     private final String livePath;
     private final long connectionTimeoutMillis;
-    private final Path cacheFile;
+    private final MachineIdCacheFile cache;
     private final TimeSource timeSource;
     private final String namespacePath;
     private final String foreverPath;
     /** Marks this process's writes, to tell a write of ours whose answer was lost from someone else's. */
     private final String process = Long.toHexString(new SecureRandom().nextLong());
-    private final MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
+    /**
+     * The local lease, the reporter thread, {@code closed} and {@code lost}. A report that returns after close()
+     * began cannot revive the lease.
+     */
+    private final LeaseLifecycle lifecycle;
 
-    private ScheduledExecutorService reporter;
+    /** Set by acquire before the lifecycle publishes it, read under this object's monitor. */
     private volatile long machineId = -1;
     private volatile String nodePath;
     private volatile boolean fromCache;
     private volatile String takenFrom;
     private volatile Long notBefore;
-    private volatile boolean closed;
-    private volatile boolean lost;
     private int nodeVersion;
     private long lastReported;
     private long lastUntil;
-    private boolean failing;
 
     private ZooKeeperMachineIdProvider(Builder builder) {
         this.ownsClient = builder.client == null;
@@ -152,9 +156,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         this.holdMillis = reclaimAfterMillis / 2;
         this.leaseMillis = builder.lease.toMillis();
         this.connectionTimeoutMillis = builder.connectionTimeout.toMillis();
-        this.cacheFile = builder.cacheFile != null ? builder.cacheFile
-                : Path.of(System.getProperty("java.io.tmpdir"), "vesta", namespace, fileName(owner) + ".machine-id");
+        this.cache = new MachineIdCacheFile(builder.cacheFile != null ? builder.cacheFile
+                : Path.of(System.getProperty("java.io.tmpdir"), "vesta", namespace, fileName(owner) + ".machine-id"));
         this.timeSource = builder.timeSource;
+        this.lifecycle = new LeaseLifecycle(owner, namespace, "report", timeSource, LOG);
         this.namespacePath = "/vesta/" + namespace;
         this.foreverPath = namespacePath + "/forever";
         this.livePath = namespacePath + "/live/" + owner;
@@ -180,7 +185,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     @Override
     public synchronized long acquire(MachineIdRange range) {
-        if (closed) {
+        if (lifecycle.isClosed()) {
             throw new IllegalStateException("This ZooKeeperMachineIdProvider was closed; build a new one");
         }
         if (machineId >= 0) {
@@ -217,17 +222,16 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         this.takenFrom = registration.takenFrom;
         this.fromCache = registration.fromCache;
         this.machineId = registration.machineId;
-        lease.renew(registration.until);
         // Cached at once, from ZooKeeper or not: a run that started from the cache issues up to this lease end
         // without ZooKeeper knowing, and a restart on this host must start after it.
         writeCache(false);
-        String threadName = "vesta-zookeeper-report-" + namespace + "-" + registration.machineId;
-        reporter = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
-        reporter.scheduleWithFixedDelay(this::reportQuietly, reportIntervalMillis, reportIntervalMillis, TimeUnit.MILLISECONDS);
+        if (!lifecycle.start(registration.machineId, registration.until, Duration.ofMillis(reportIntervalMillis), this::report)) {
+            // close() ran while this node registered, found no ID to give back, and did not wait for us (it
+            // takes no monitor): nothing was issued under the registration, so give the node back here.
+            String problem = release(timeSource.currentTimeMillis());
+            throw new IllegalStateException("This ZooKeeperMachineIdProvider was closed while it registered machine ID "
+                    + registration.machineId + " under " + registration.path + (problem == null ? "" : "; " + problem));
+        }
         return machineId;
     }
 
@@ -366,9 +370,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     /** The lease end cached for {@code path} on this host, or Long.MIN_VALUE. */
     private long cachedUntil(String path) {
-        Properties cached = new Properties();
-        try (var reader = Files.newBufferedReader(cacheFile, StandardCharsets.UTF_8)) {
-            cached.load(reader);
+        try {
+            Properties cached = cache.read();
             if (path.equals(cached.getProperty("path")) && owner.equals(cached.getProperty("owner"))) {
                 return untilOf(cached);
             }
@@ -486,9 +489,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     }
 
     private Registration fromCache(MachineIdRange range, String why) {
-        Properties cached = new Properties();
-        try (var reader = Files.newBufferedReader(cacheFile, StandardCharsets.UTF_8)) {
-            cached.load(reader);
+        Path cacheFile = cache.file();
+        Properties cached;
+        try {
+            cached = cache.read();
         } catch (NoSuchFileException e) {
             throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + ") and no"
                     + " machine ID is cached in " + cacheFile + ": a node's first start needs ZooKeeper");
@@ -536,21 +540,12 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         return new Registration(cached.getProperty("path"), -1, id, time, now + leaseMillis, cachedUntil, null, true);
     }
 
-    private void reportQuietly() {
-        try {
-            report();
-        } catch (RuntimeException e) {
-            // A scheduled task that throws is never run again; the reports must go on.
-            LOG.log(Level.WARNING, "Reporting to ZooKeeper failed unexpectedly", e);
-        }
-    }
-
     /**
      * Writes the current time into this node's ZooKeeper node once: what the reporter does every interval.
      * Returns whether the lease is held afterwards.
      */
     synchronized boolean report() {
-        if (closed || lost || machineId < 0) {
+        if (!lifecycle.isRenewing()) {
             return false;
         }
         long now = timeSource.currentTimeMillis();
@@ -559,7 +554,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 Stat stat = new Stat();
                 Properties fields = decode(client.getData().storingStatIn(stat).forPath(nodePath));
                 if (Long.parseLong(fields.getProperty("machineId", "-1")) != machineId) {
-                    lose(nodePath + " now records machine ID " + fields.getProperty("machineId") + ": " + fields);
+                    lifecycle.lose(nodePath + " now records machine ID " + fields.getProperty("machineId") + ": " + fields);
                     return false;
                 }
                 nodeVersion = stat.getVersion();
@@ -568,7 +563,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             }
             if (now <= lastReported) {
                 // As Leaf: never write a time behind one already written; the lease stands on the last report.
-                return lease.isHeldAt(now);
+                return lifecycle.lease().isHeldAt(now);
             }
             long until = now + leaseMillis;
             byte[] data = encode(machineId, now, until, false);
@@ -581,114 +576,84 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 stat = new Stat();
                 byte[] current = client.getData().storingStatIn(stat).forPath(nodePath);
                 if (!Arrays.equals(current, data)) {
-                    lose(nodePath + " was rewritten by another process (" + decode(current) + ")");
+                    lifecycle.lose(nodePath + " was rewritten by another process (" + decode(current) + ")");
                     return false;
                 }
             }
+            // Kept even when close() began meanwhile: its closing report writes at this version, after this one.
             nodeVersion = stat.getVersion();
             lastReported = now;
             lastUntil = until;
-            lease.renew(until);
+            if (!lifecycle.renewTo(until, () -> "Reporting to ZooKeeper at " + where() + " works again")) {
+                return false;
+            }
             writeCache(false);
             ensureLive();
-            if (failing) {
-                failing = false;
-                LOG.log(Level.INFO, () -> "Reporting to ZooKeeper at " + where() + " works again");
-            }
             return true;
         } catch (KeeperException.NoNodeException e) {
-            lose(nodePath + " was deleted: another node reclaimed machine ID " + machineId + " after it went without"
+            lifecycle.lose(nodePath + " was deleted: another node reclaimed machine ID " + machineId + " after it went without"
                     + " a report for reclaimAfter (" + reclaimAfterMillis + "ms), or it was removed by hand");
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return lease.isHeldAt(now);
+            return lifecycle.lease().isHeldAt(now);
         } catch (Exception e) {
-            boolean held = lease.isHeldAt(now);
-            if (!failing) {
-                failing = true;
-                LOG.log(Level.WARNING, "Cannot report to ZooKeeper at " + where() + ": " + e + (held ? "; IDs are issued until "
-                        + Instant.ofEpochMilli(lease.heldUntil()) + " unless a report succeeds first" : "; no ID is issued"
-                        + " until a report succeeds"));
-            }
-            return held;
+            return lifecycle.renewalFailed(now, "Cannot report to ZooKeeper at " + where() + ": " + e);
         }
-    }
-
-    private void lose(String reason) {
-        lost = true;
-        String message = "machine ID " + machineId + " is no longer this node's (owner '" + owner + "'): " + reason
-                + "; build a new generator to get another ID";
-        lease.revoke(message);
-        LOG.log(Level.ERROR, message);
-        reporter.shutdown();
     }
 
     /**
      * Stops reporting and writes the exact time of the last ID with a closed mark, so a prompt restart need not
      * wait; the node stays, so the owner gets the same ID back. Closes the Curator client if it is the
      * provider's own. Call after the last ID.
+     *
+     * <p>Returns within {@link #closeTimeout()} whatever ZooKeeper does: the closing report waits for a report in
+     * flight (which close() interrupts), and is skipped without a connection, so that a shutdown never waits out
+     * Curator's retries against a dead ensemble. Without the closing mark a restart merely waits for the lease
+     * end of the last report.
      */
     @Override
     public void close() {
-        ScheduledExecutorService executor;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            executor = reporter;
-        }
-        try {
-            if (executor != null) {
-                executor.shutdownNow();
-                executor.awaitTermination(connectionTimeoutMillis * 4 + 1000, TimeUnit.MILLISECONDS);
-            }
-            synchronized (this) {
-                if (machineId >= 0 && !lost) {
-                    lease.revoke("the machine-ID provider was closed");
-                    // Read after the revocation: every ID issued carries an earlier clock reading.
-                    long time = Math.max(timeSource.currentTimeMillis(), lastReported);
-                    // Only while connected: a shutdown must not wait out Curator's retries against a dead
-                    // ensemble, and without the closing mark a restart merely waits one report interval.
-                    if (!fromCache && client.getZookeeperClient().isConnected()) {
-                        try {
-                            // IDs carry times up to this reading, so the lease ends a millisecond after it.
-                            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, time + 1, true));
-                            lastUntil = time + 1;
-                            lastReported = time;
-                            writeCache(true);
-                        } catch (Exception e) {
-                            LOG.log(Level.WARNING, "Cannot write the closing report to " + nodePath + ": " + e);
-                        }
-                        releaseLive();
-                    }
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            if (ownsClient) {
-                client.close();
-            }
+        if (lifecycle.close(closeTimeout(), this::release, () -> "a restart under owner '" + owner + "' starts after the lease"
+                + " end of the last report, " + Instant.ofEpochMilli(lastUntil)) && ownsClient) {
+            client.close();
         }
     }
 
-    private void writeCache(boolean wasClosed) {
-        String text = "# Vesta's machine ID for this node, used when ZooKeeper is unreachable at start-up\n"
-                + "owner=" + escape(owner) + "\nnamespace=" + namespace + "\npath=" + nodePath + "\nmachineId=" + machineId
-                + "\ntime=" + lastReported + "\nuntil=" + lastUntil + "\nclosed=" + wasClosed + "\n";
-        Path temporary = cacheFile.resolveSibling(cacheFile.getFileName() + ".tmp");
+    /** The closing report: null when written (or there was nothing to write), else why it was not. */
+    private synchronized String release(long now) {
+        if (lifecycle.isLost() || machineId < 0) {
+            return null;
+        }
+        // IDs carry clock readings before now (the lease was revoked before it was read) and never past the last
+        // report's lease end, so the lease ends a millisecond after the later of now and the last report.
+        long time = Math.max(now, lastReported);
+        if (fromCache || !client.getZookeeperClient().isConnected()) {
+            return null;
+        }
+        String problem = null;
         try {
-            Files.createDirectories(cacheFile.toAbsolutePath().getParent());
-            Files.writeString(temporary, text, StandardCharsets.UTF_8);
-            try {
-                Files.move(temporary, cacheFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, cacheFile, StandardCopyOption.REPLACE_EXISTING);
-            }
+            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, time + 1, true));
+            lastUntil = time + 1;
+            lastReported = time;
+            writeCache(true);
+        } catch (Exception e) {
+            problem = "cannot write the closing report to " + nodePath + ": " + e;
+        }
+        releaseLive();
+        return problem;
+    }
+
+    /** The longest {@link #close()} takes: four connection timeouts and a second. */
+    public Duration closeTimeout() {
+        return Duration.ofMillis(connectionTimeoutMillis * 4 + 1000);
+    }
+
+    private void writeCache(boolean wasClosed) {
+        try {
+            cache.write(new MachineIdCacheFile.Entry(owner, namespace, nodePath, machineId, lastReported, lastUntil, wasClosed));
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "Cannot cache the machine ID in " + cacheFile + ": " + e);
+            LOG.log(Level.WARNING, "Cannot cache the machine ID in " + cache.file() + ": " + e);
         }
     }
 
@@ -722,10 +687,6 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         return fields;
     }
 
-    private static String escape(String value) {
-        return value.replace("\\", "\\\\").replace(":", "\\:").replace("=", "\\=");
-    }
-
     private static String fileName(String owner) {
         return owner.replaceAll("[^A-Za-z0-9._-]", "_");
     }
@@ -736,7 +697,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     @Override
     public MachineIdLease lease() {
-        return lease;
+        return lifecycle.lease();
     }
 
     @Override
@@ -748,7 +709,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     @Override
     public String describe() {
         String from = takenFrom;
-        return "zookeeper (" + nodePath + (fromCache ? ", from the cache " + cacheFile + " until ZooKeeper confirms it" : "")
+        return "zookeeper (" + nodePath + (fromCache ? ", from the cache " + cache.file() + " until ZooKeeper confirms it" : "")
                 + (from != null ? ", reclaimed from '" + from + "'" : "") + ")";
     }
 
@@ -766,7 +727,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     }
 
     public Path cacheFile() {
-        return cacheFile;
+        return cache.file();
     }
 
     /** The ZooKeeper node of this owner, once acquired. */
@@ -784,31 +745,15 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     }
 
     /**
-     * The default owner: this host's name, its first IPv4 address that is not loopback or link-local, and this
-     * process's ID, as {@code name@address:pid} (the starter puts the server port in place of the pid). The
-     * address alone collides for containers on the bridge networks of different hosts (every first container is
-     * 172.17.0.2); the host name of a container is its ID, of a pod its name, and stays across restarts.
+     * The default owner, {@code name@address:pid} ({@link DefaultOwner#hostAddressAndPid()}); the starter puts the
+     * server port in place of the pid.
      */
     public static String defaultOwner() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
-        }
-        return defaultOwner(host, IpListMachineIdProvider.localAddresses(), ProcessHandle.current().pid());
+        return DefaultOwner.hostAddressAndPid();
     }
 
     static String defaultOwner(String hostName, java.util.Collection<InetAddress> addresses, long pid) {
-        String ip = "127.0.0.1";
-        for (InetAddress address : addresses) {
-            if (address instanceof Inet4Address && !address.isLoopbackAddress() && !address.isLinkLocalAddress()) {
-                ip = address.getHostAddress();
-                break;
-            }
-        }
-        String name = hostName == null || hostName.isBlank() ? "localhost" : hostName.replaceAll("[/\\s\\p{Cntrl}@:]", "_");
-        return name + "@" + ip + ":" + pid;
+        return DefaultOwner.hostAddressAndPid(hostName, addresses, pid);
     }
 
     private record Node(String path, String owner, long sequence, long machineId, long time, long until, boolean closed,
@@ -898,49 +843,55 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             return this;
         }
 
-        /** Put before each setting's name in error messages, e.g. {@code "vesta.machine-id.zookeeper."}. */
+        /**
+         * Put before each setting's kebab-case name in the {@link InvalidSettingException} of {@link #build()}, e.g.
+         * {@code "vesta.machine-id.zookeeper."} gives {@code "vesta.machine-id.zookeeper.reclaim-after"}.
+         */
         public Builder settingPrefix(String settingPrefix) {
             this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
             return this;
         }
 
+        /**
+         * The provider, once every setting is checked.
+         * @throws InvalidSettingException naming the first setting that cannot be used
+         */
         public ZooKeeperMachineIdProvider build() {
             if (client == null && (connectString == null || connectString.isBlank())) {
-                throw new IllegalArgumentException(settingPrefix + "connectString must be set, e.g. 127.0.0.1:2181");
+                throw new InvalidSettingException(settingPrefix + "connect-string", connectString,
+                        "a ZooKeeper connect string such as 127.0.0.1:2181", connectString == null ? "is required" : "is blank");
             }
-            if (timeSource == null) {
-                throw new IllegalArgumentException(settingPrefix + "timeSource must be set");
-            }
+            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "an io.vesta.time.TimeSource");
             if (namespace == null || !NAMESPACE.matcher(namespace).matches() || namespace.equals(".") || namespace.equals("..")) {
-                throw new IllegalArgumentException(settingPrefix + "namespace must be 1 to 100 letters, digits, '_', '-'"
-                        + " or '.', was '" + namespace + "'");
+                throw new InvalidSettingException(settingPrefix + "namespace", namespace,
+                        "1 to 100 letters, digits, '_', '-' or '.', other than '.' and '..'", namespace == null ? "is required" : "is not allowed");
             }
             if (owner == null) {
                 owner = defaultOwner();
             }
+            LeaseLifecycle.requireOwner(settingPrefix + "owner", owner, MAX_OWNER_LENGTH);
             if (!OWNER.matcher(owner).matches()) {
-                throw new IllegalArgumentException(settingPrefix + "owner must be 1 to 200 characters without '/',"
-                        + " white space or control characters, was '" + owner + "'");
+                throw new InvalidSettingException(settingPrefix + "owner", owner, "1 to " + MAX_OWNER_LENGTH
+                        + " characters without '/', white space or control characters", "is not allowed");
             }
-            check("reportInterval", reportInterval, MIN_REPORT_INTERVAL, MAX_REPORT_INTERVAL, "");
-            check("maxClockDifference", maxClockDifference, Duration.ofMillis(1), MAX_CLOCK_DIFFERENCE_LIMIT, "");
-            check("reclaimAfter", reclaimAfter, reportInterval.multipliedBy(10), MAX_RECLAIM_AFTER,
-                    " (at least 10 times " + settingPrefix + "reportInterval)");
-            check("connectionTimeout", connectionTimeout, MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT, "");
-            if (lease == null && reportInterval != null && reclaimAfter != null) {
-                Duration half = reclaimAfter.dividedBy(2);
+            String reportIntervalSetting = settingPrefix + "report-interval";
+            String reclaimAfterSetting = settingPrefix + "reclaim-after";
+            LeaseLifecycle.requireInRange(reportIntervalSetting, reportInterval, MIN_REPORT_INTERVAL, MAX_REPORT_INTERVAL, "");
+            LeaseLifecycle.requireInRange(settingPrefix + "max-clock-difference", maxClockDifference, Duration.ofMillis(1),
+                    MAX_CLOCK_DIFFERENCE_LIMIT, "");
+            LeaseLifecycle.requireInRange(reclaimAfterSetting, reclaimAfter, reportInterval.multipliedBy(10), MAX_RECLAIM_AFTER,
+                    " (at least 10 times " + reportIntervalSetting + ")");
+            LeaseLifecycle.requireInRange(settingPrefix + "connection-timeout", connectionTimeout, MIN_CONNECTION_TIMEOUT,
+                    MAX_CONNECTION_TIMEOUT, "");
+            Duration half = reclaimAfter.dividedBy(2);
+            if (lease == null) {
                 lease = DEFAULT_LEASE.compareTo(half) <= 0 ? DEFAULT_LEASE : half;
             }
-            check("lease", lease, reportInterval.multipliedBy(3), reclaimAfter.dividedBy(2),
-                    " (at least 3 times " + settingPrefix + "reportInterval, at most half of " + settingPrefix + "reclaimAfter)");
+            LeaseLifecycle.requireInRange(settingPrefix + "lease", lease,
+                    reportInterval.multipliedBy(LeaseLifecycle.RENEWALS_PER_LEASE), half, " (at least "
+                    + LeaseLifecycle.RENEWALS_PER_LEASE + " times " + reportIntervalSetting + ", at most half of "
+                    + reclaimAfterSetting + ")");
             return new ZooKeeperMachineIdProvider(this);
-        }
-
-        private void check(String name, Duration value, Duration min, Duration max, String why) {
-            if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(settingPrefix + name + " must be in [" + min.toMillis() + "ms, "
-                        + max.toMillis() + "ms]" + why + ", was " + (value == null ? "null" : value.toMillis() + "ms"));
-            }
         }
     }
 }

@@ -4,10 +4,12 @@ import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
+import io.vesta.InvalidSettingException;
 import io.vesta.time.TimeSource;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,6 +39,7 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 class ZooKeeperMachineIdProviderTest {
 
@@ -240,6 +244,40 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(repeated).as("IDs of the restart that repeat the closed run's").isEmpty();
     }
 
+    /** A report held up in Curator holds the provider's monitor; close() must neither wait for it nor let IDs out. */
+    @Test
+    void closeReturnsWithinItsBoundWhileAReportIsHeldUp() throws Exception {
+        ZooKeeperMachineIdProvider provider = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .connectionTimeout(Duration.ofMillis(200)));
+        provider.acquire(MachineIdRange.EMBEDDED);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        Thread report = new Thread(() -> {
+            synchronized (provider) {
+                holding.countDown();
+                try {
+                    letGo.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        report.start();
+        assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+
+        long started = System.nanoTime();
+        provider.close();
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        letGo.countDown();
+        report.join(5_000);
+
+        assertThat(provider.closeTimeout()).isEqualTo(Duration.ofMillis(1_800));
+        assertThat(took).isLessThan(provider.closeTimeout().plusSeconds(1));
+        assertThat(provider.lease().isHeldAt(System.currentTimeMillis())).isFalse();
+        assertThat(provider.lease().lostReason()).isEqualTo("the machine-ID provider was closed");
+        assertThat(provider.report()).as("no report after close()").isFalse();
+    }
+
     @Test
     void theDefaultOwnerTellsContainersWithTheSameAddressApart() throws Exception {
         List<java.net.InetAddress> bridge = List.of(java.net.InetAddress.getByName("127.0.0.1"),
@@ -424,22 +462,31 @@ class ZooKeeperMachineIdProviderTest {
 
     @Test
     void settingsOutOfRangeNameTheSettingTheValueAndTheRange() {
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
-                        .reportInterval(Duration.ofSeconds(3)).reclaimAfter(Duration.ofSeconds(20)).build())
-                .withMessage("vesta.machine-id.zookeeper.reclaimAfter must be in [30000ms, 315360000000ms] (at least 10 times"
-                        + " vesta.machine-id.zookeeper.reportInterval), was 20000ms");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").reportInterval(Duration.ofMillis(50)).build())
-                .withMessage("reportInterval must be in [100ms, 3600000ms], was 50ms");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner("a/b").build())
-                .withMessage("owner must be 1 to 200 characters without '/', white space or control characters, was 'a/b'");
-        assertThatIllegalArgumentException()
-                .isThrownBy(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").namespace("..").build())
-                .withMessage("namespace must be 1 to 100 letters, digits, '_', '-' or '.', was '..'");
-        assertThatIllegalArgumentException().isThrownBy(() -> ZooKeeperMachineIdProvider.builder(" ").build())
-                .withMessage("connectString must be set, e.g. 127.0.0.1:2181");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
+                        .reportInterval(Duration.ofSeconds(3)).reclaimAfter(Duration.ofSeconds(20)).build(),
+                "vesta.machine-id.zookeeper.reclaim-after", "20000ms", "a duration in [30000ms, 315360000000ms] (at least"
+                        + " 10 times vesta.machine-id.zookeeper.report-interval)");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").reportInterval(Duration.ofMillis(50)).build(),
+                "report-interval", "50ms", "a duration in [100ms, 3600000ms]");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").settingPrefix("vesta.machine-id.zookeeper.")
+                        .reportInterval(Duration.ofSeconds(1)).lease(Duration.ofMillis(2_999)).build(),
+                "vesta.machine-id.zookeeper.lease", "2999ms", "a duration in [3000ms, 302400000ms] (at least 3 times"
+                        + " vesta.machine-id.zookeeper.report-interval, at most half of vesta.machine-id.zookeeper.reclaim-after)");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner("a/b").build(),
+                "owner", "a/b", "1 to 200 characters without '/', white space or control characters");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").owner(" ").build(),
+                "owner", " ", "1 to 200 characters, not blank");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder("127.0.0.1:1").namespace("..").build(),
+                "namespace", "..", "1 to 100 letters, digits, '_', '-' or '.', other than '.' and '..'");
+        assertRefused(() -> ZooKeeperMachineIdProvider.builder(" ").build(),
+                "connect-string", " ", "a ZooKeeper connect string such as 127.0.0.1:2181");
+    }
+
+    /** The builder refuses with the setting's full name, the value given and what is allowed, as fields. */
+    private static void assertRefused(ThrowingCallable build, String setting, Object value, String allowed) {
+        assertThatThrownBy(build).asInstanceOf(type(InvalidSettingException.class))
+                .extracting(InvalidSettingException::setting, InvalidSettingException::value, InvalidSettingException::allowed)
+                .containsExactly(setting, value, allowed);
     }
 
     @Test

@@ -1,0 +1,124 @@
+package io.vesta.sequence;
+
+import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.time.TimeSource;
+import io.vesta.time.TimestampStore;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.OptionalLong;
+
+/**
+ * The generator of one machine ID: hands out packed {@code (time << seqBits) | seq} values, unique and strictly
+ * increasing, which the caller shifts into IDs ({@link IdLayout#fromTimeSeq}). It is the one public type of this
+ * package; how the unit/seq state is guarded ({@link SequencerStrategy}) and how the clock is read, waited for
+ * and persisted are its parts, and stay inside.
+ *
+ * <p>In a unit whose sequence is used up it waits for the next unit; it never reuses a number and never borrows
+ * from a unit the clock has not reached. Thread-safe.
+ */
+public final class TimeSeqGenerator {
+
+    private final Timeline timeline;
+    private final Sequencer sequencer;
+    private final long maxSeq;
+
+    private TimeSeqGenerator(Timeline timeline, SequencerStrategy strategy) {
+        this.timeline = timeline;
+        this.sequencer = strategy.create(timeline);
+        this.maxSeq = timeline.layout().maxSeq();
+    }
+
+    /**
+     * A generator for {@code machineId}, which {@code provider} has acquired. It resumes after the higher of the
+     * store's mark and the provider's {@link MachineIdProvider#notBefore()}; when the clock is behind that mark by
+     * no more than one persist step (a restart right after a crash) this waits for it to pass the mark.
+     *
+     * @param store may be null; then nothing is persisted
+     * @param persistStep how far ahead of the issued time the stored mark is pushed each time it is written
+     * @throws IllegalStateException if a mark lies beyond the last time the layout can represent
+     */
+    public static TimeSeqGenerator start(SequencerStrategy strategy, TimeSource timeSource, IdLayout layout, Instant epoch,
+            Duration maxBackwardWait, TimestampStore store, Duration persistStep, long machineId, MachineIdProvider provider) {
+        OptionalLong notBefore = provider.notBefore();
+        Timeline timeline = new Timeline(timeSource, layout, epoch, maxBackwardWait, store, persistStep, machineId,
+                provider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null, provider.describe());
+        timeline.awaitRestartMark();
+        return new TimeSeqGenerator(timeline, strategy);
+    }
+
+    /** The next packed time-seq. */
+    public long next() {
+        return sequencer.reserve(1);
+    }
+
+    /**
+     * Reserves consecutive sequence numbers in one unit and returns the first, packed. It grants
+     * {@code min(count, maxSeq - firstSeq + 1)} numbers ({@link #granted}): the whole request when the unit has
+     * room, else the rest of the unit, and the caller asks again for the remainder.
+     */
+    public long reserve(int count) {
+        return sequencer.reserve(count);
+    }
+
+    /** How many numbers {@link #reserve(int)} granted when it returned {@code packedStart}. */
+    public int granted(long packedStart, int count) {
+        return (int) Math.min(count, maxSeq - (packedStart & maxSeq) + 1);
+    }
+
+    /** How the unit/seq state is guarded. */
+    public SequencerStrategy strategy() {
+        return sequencer.strategy();
+    }
+
+    /** How many packed values this generator has handed out. Never waits for a caller. */
+    public long issued() {
+        return sequencer.issued();
+    }
+
+    /** The start of the unit of the last issued value (or the restored mark's unit), or null if there is none. */
+    public Instant lastTime() {
+        long unit = sequencer.lastUnit();
+        return unit < 0 ? null : Instant.ofEpochMilli(timeline.startOf(unit));
+    }
+
+    /** How far the clock is behind the last issued unit; zero when it is not behind. Never waits for a caller. */
+    public Duration clockBehind() {
+        long unit = sequencer.lastUnit();
+        return unit < 0 ? Duration.ZERO : Duration.ofMillis(Math.max(0, timeline.millisBehind(unit)));
+    }
+
+    /** How many times a used-up unit made a caller wait for the next one. */
+    public long exhaustedWaits() {
+        return timeline.exhaustedWaits();
+    }
+
+    /** The total time callers spent waiting for a new unit after one was used up. */
+    public Duration exhaustedWaitTime() {
+        return timeline.exhaustedWaitTime();
+    }
+
+    /** How many times the clock was seen behind the last issued unit. */
+    public long clockBackwardSteps() {
+        return timeline.clockBackwardSteps();
+    }
+
+    /** The largest step back of the clock that is waited out rather than refused. */
+    public Duration maxBackwardWait() {
+        return timeline.maxBackwardWait();
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return timeline.isClosed();
+    }
+
+    /**
+     * Stops handing out values (every later call throws {@link IllegalStateException}) and writes the exact
+     * high-water mark after the last admitted unit. Does not close the store. Safe to call more than once.
+     */
+    public void close() {
+        timeline.close();
+    }
+}

@@ -1,0 +1,91 @@
+package io.vesta.sequence;
+
+import io.vesta.layout.IdCodec;
+import io.vesta.layout.IdLayout;
+import io.vesta.machine.PropertyMachineIdProvider;
+import io.vesta.time.ManualTimeSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+class TimeSeqGeneratorTest {
+
+    private static final Instant EPOCH = IdCodec.DEFAULT_EPOCH;
+    private static final long UNIT = 5;
+
+    private final ManualTimeSource clock = new ManualTimeSource(EPOCH.plusMillis(UNIT));
+
+    private TimeSeqGenerator start(SequencerStrategy strategy) {
+        return TimeSeqGenerator.start(strategy, clock, IdLayout.MIN_GRANULARITY, EPOCH, Duration.ofMillis(5), null,
+                Duration.ofSeconds(3), 1, new PropertyMachineIdProvider(1));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void nextPacksTheCurrentUnitWithTheNextSequenceNumber(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = start(strategy);
+
+        assertThat(generator.next()).isEqualTo(UNIT << 10);
+        assertThat(generator.next()).isEqualTo(UNIT << 10 | 1);
+        assertThat(generator.issued()).isEqualTo(2);
+        assertThat(generator.strategy()).isEqualTo(strategy);
+        assertThat(generator.lastTime()).isEqualTo(EPOCH.plusMillis(UNIT));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void aReservationGrantsAtMostTheRestOfTheUnit(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = start(strategy);
+        long first = generator.reserve(1020);
+        assertThat(generator.granted(first, 1020)).isEqualTo(1020);
+
+        long rest = generator.reserve(10);
+
+        assertThat(rest).isEqualTo(UNIT << 10 | 1020);
+        assertThat(generator.granted(rest, 10)).isEqualTo(4);
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void aUsedUpUnitIsWaitedOutAndTheNextStartsAtZero(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = start(strategy);
+        generator.reserve(1024);
+
+        assertThat(generator.next()).isEqualTo((UNIT + 1) << 10);
+        assertThat(generator.exhaustedWaits()).isEqualTo(1);
+        assertThat(clock.now()).isEqualTo(EPOCH.plusMillis(UNIT + 1));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void clockBehindIsMeasuredFromTheLastIssuedUnit(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = start(strategy);
+        assertThat(generator.lastTime()).isNull();
+        assertThat(generator.clockBehind()).isZero();
+        generator.next();
+
+        clock.advance(Duration.ofMillis(-3));
+
+        assertThat(generator.clockBehind()).isEqualTo(Duration.ofMillis(3));
+        assertThat(generator.maxBackwardWait()).isEqualTo(Duration.ofMillis(5));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void nothingIsHandedOutAfterClose(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = start(strategy);
+        generator.next();
+
+        generator.close();
+        generator.close();
+
+        assertThat(generator.isClosed()).isTrue();
+        assertThatIllegalStateException().isThrownBy(generator::next).withMessageContaining("was closed");
+        assertThatIllegalStateException().isThrownBy(() -> generator.reserve(5)).withMessageContaining("was closed");
+    }
+}
