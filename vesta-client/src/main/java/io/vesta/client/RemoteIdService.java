@@ -282,9 +282,9 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private String settingPrefix = "";
         private String layoutSettingPrefix = "";
         private final List<String> servers = new ArrayList<>();
-        private IdType type = IdType.MAX_PEAK;
+        private IdType type = EmbeddedIdService.DEFAULT_TYPE;
         private Instant epoch = IdCodec.DEFAULT_EPOCH;
-        private long version;
+        private long version = EmbeddedIdService.DEFAULT_VERSION;
         private MachineIdRange serverRange = MachineIdRange.SERVER;
         private int prefetch = DEFAULT_PREFETCH;
         private double refillThreshold = DEFAULT_REFILL_THRESHOLD;
@@ -302,7 +302,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
          * for {@code vesta.client.timeout}; none by default.
          */
         public Builder settingPrefix(String settingPrefix) {
-            this.settingPrefix = settingPrefix;
+            this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
             return this;
         }
 
@@ -311,7 +311,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
          * {@code machine-id.server-range}) in an {@link InvalidSettingException}, such as {@code vesta.}; none by default.
          */
         public Builder layoutSettingPrefix(String layoutSettingPrefix) {
-            this.layoutSettingPrefix = layoutSettingPrefix;
+            this.layoutSettingPrefix = layoutSettingPrefix == null ? "" : layoutSettingPrefix;
             return this;
         }
 
@@ -329,7 +329,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** The layout the servers issue; IDs of another type are refused. */
+        /** The layout the servers issue, by default as an embedded generator's; IDs of another type are refused. */
         public Builder type(IdType type) {
             this.type = type;
             return this;
