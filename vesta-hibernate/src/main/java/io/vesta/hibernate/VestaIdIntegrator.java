@@ -128,15 +128,15 @@ public final class VestaIdIntegrator implements Integrator {
      */
     private static Member member(Class<?> entity, Property property) {
         String name = property.getName();
-        if ("field".equals(property.getPropertyAccessorName())) {
+        String access = property.getPropertyAccessorName();
+        if ("field".equals(access)) {
             return field(entity, name);
         }
         String capitalized = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+        Set<String> getters = "record".equals(access) ? Set.of(name) : Set.of("get" + capitalized, "is" + capitalized);
         for (Class<?> type = entity; type != null && type != Object.class; type = type.getSuperclass()) {
             for (Method method : type.getDeclaredMethods()) {
-                if (method.getParameterCount() == 0 && !method.isBridge()
-                        && (method.getName().equals("get" + capitalized) || method.getName().equals("is" + capitalized)
-                                || method.getName().equals(name))) {
+                if (method.getParameterCount() == 0 && !method.isBridge() && getters.contains(method.getName())) {
                     return method;
                 }
             }
