@@ -1,7 +1,7 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
-import io.vesta.autoconfigure.server.VestaServerController.DecodedId;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -55,6 +55,6 @@ public class VestaMakeIdController {
             given.put("version", version);
             throw new BadParameterException(FIELDS.contains(field) ? field : null, given.get(field), message);
         }
-        return VestaServerController.decode(ids, id);
+        return DecodedId.of(id, ids.codec());
     }
 }
