@@ -19,9 +19,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 import javax.sql.DataSource;
 
@@ -72,16 +74,6 @@ public final class VestaServerAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean(name = "vestaGenIdServlet")
-    ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services) {
-        ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(new GenIdServlet(services),
-                GenIdServlet.PATH);
-        registration.setName("vestaGenIdServlet");
-        registration.setLoadOnStartup(1);
-        return registration;
-    }
-
-    @Bean
     @ConditionalOnMissingBean
     VestaServerController vestaServerController(ServerIdServices services) {
         return new VestaServerController(services);
@@ -104,6 +96,26 @@ public final class VestaServerAutoConfiguration {
     @ConditionalOnMissingBean
     VestaServerExceptionHandler vestaServerExceptionHandler() {
         return new VestaServerExceptionHandler();
+    }
+
+    /**
+     * {@link GenIdServlet}, which writes its problem details with Jackson: like every other answer of the server,
+     * whose controllers Spring MVC writes with it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JsonMapper.class)
+    static class GenIdServletConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "vestaGenIdServlet")
+        ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services,
+                ObjectProvider<JsonMapper> jsonMapper) {
+            ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(
+                    new GenIdServlet(services, jsonMapper), GenIdServlet.PATH);
+            registration.setName("vestaGenIdServlet");
+            registration.setLoadOnStartup(1);
+            return registration;
+        }
     }
 
     /** Settings that contradict being a server; anything else vesta.* says applies to both generators. */
