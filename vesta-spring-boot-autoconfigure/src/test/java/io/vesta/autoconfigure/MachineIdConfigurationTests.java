@@ -18,6 +18,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import javax.sql.DataSource;
@@ -148,18 +149,17 @@ class MachineIdConfigurationTests {
                 "vesta.machine-id.db.initialize-schema=true" };
         String hostAndPid = DbMachineIdProvider.defaultOwner();
         String host = hostAndPid.substring(0, hostAndPid.lastIndexOf(':') + 1);
-        runner.withPropertyValues(properties).withPropertyValues("server.port=8123").run(context -> {
-            long machineId = context.getBean(EmbeddedIdService.class).machineId();
-            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
-            assertThat(jdbc.queryForObject("select owner from " + table + " where machine_id = " + machineId, String.class))
-                    .isEqualTo(host + "8123");
-        });
-        runner.withPropertyValues(properties).withPropertyValues("server.port=0").run(context -> {
-            long machineId = context.getBean(EmbeddedIdService.class).machineId();
-            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
-            assertThat(jdbc.queryForObject("select owner from " + table + " where machine_id = " + machineId, String.class))
-                    .as("a random port says nothing about the node: the pid does").isEqualTo(hostAndPid);
-        });
+        runner.withPropertyValues(properties).withPropertyValues("server.port=8123")
+                .run(context -> assertThat(leaseOwner(context)).isEqualTo(host + "8123"));
+        runner.withPropertyValues(properties).withPropertyValues("server.port=0")
+                .run(context -> assertThat(leaseOwner(context)).as("a random port says nothing about the node: the pid does")
+                        .isEqualTo(hostAndPid));
+    }
+
+    private String leaseOwner(ApplicationContext context) {
+        long machineId = context.getBean(EmbeddedIdService.class).machineId();
+        return new JdbcTemplate(context.getBean(DataSource.class))
+                .queryForObject("select owner from " + table + " where machine_id = " + machineId, String.class);
     }
 
     @Test
