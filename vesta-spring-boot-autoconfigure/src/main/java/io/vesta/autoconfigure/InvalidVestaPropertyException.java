@@ -4,8 +4,9 @@ import io.vesta.InvalidSettingException;
 
 /**
  * A {@code vesta.*} property whose value cannot be used: an {@link InvalidSettingException} with the message the
- * starter has always shown. Kept only while the {@code client} package still throws it; everything else throws
- * {@link InvalidSettingException}, which {@link VestaFailureAnalyzer} reports.
+ * starter has always shown. Kept only while the {@code client} package still throws it and the lease builders
+ * still throw plain {@link IllegalArgumentException}s ({@code MachineIdConfiguration} wraps those); everything
+ * else throws {@link InvalidSettingException}, which {@link VestaFailureAnalyzer} reports.
  */
 public class InvalidVestaPropertyException extends InvalidSettingException {
 
