@@ -4,7 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
 import io.vesta.IdType;
-import io.vesta.autoconfigure.InvalidVestaPropertyException;
+import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.client.RemoteIdService;
 import io.vesta.machine.MachineIdProvider;
@@ -40,10 +40,10 @@ class VestaClientAutoConfigurationTests {
 
     private static void assertInvalid(AssertableApplicationContext context, String property, Object value, String allowed) {
         assertThat(context).hasFailed();
-        assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
-            assertThat(e.getProperty()).isEqualTo(property);
-            assertThat(e.getValue()).isEqualTo(value);
-            assertThat(e.getAllowed()).isEqualTo(allowed);
+        assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+            assertThat(e.setting()).isEqualTo(property);
+            assertThat(e.value()).isEqualTo(value);
+            assertThat(e.allowed()).isEqualTo(allowed);
         });
     }
 

@@ -1,8 +1,4 @@
-package io.vesta.autoconfigure.server;
-
-import io.vesta.machine.MachineIdLease;
-import io.vesta.machine.MachineIdProvider;
-import io.vesta.machine.MachineIdRange;
+package io.vesta.machine;
 
 import java.util.OptionalLong;
 
@@ -10,8 +6,9 @@ import java.util.OptionalLong;
  * One machine ID for several generators: acquired from the real provider once (a database or ZooKeeper
  * provider holds one lease, not one per generator), handed to every generator, and released when the last
  * of them closes. The lease is the real provider's, so every generator stops issuing when it is lost.
+ * A central server runs its REST and central-server generators on one of these.
  */
-final class SharedMachineIdProvider implements MachineIdProvider {
+public final class ReferenceCountedMachineIdProvider implements MachineIdProvider {
 
     private final MachineIdProvider provider;
     private final int users;
@@ -19,11 +16,22 @@ final class SharedMachineIdProvider implements MachineIdProvider {
     private MachineIdRange range;
     private int closes;
 
-    SharedMachineIdProvider(MachineIdProvider provider, int users) {
+    /**
+     * @param provider the provider that holds the machine ID; closed when the last user closes
+     * @param users how many generators share it, each of which closes it once
+     */
+    public ReferenceCountedMachineIdProvider(MachineIdProvider provider, int users) {
+        if (users < 1) {
+            throw new IllegalArgumentException("users must be at least 1, was " + users);
+        }
         this.provider = provider;
         this.users = users;
     }
 
+    /**
+     * The real provider's machine ID, acquired on the first call; later calls get the same ID.
+     * @throws IllegalArgumentException when a later call asks for another range than the first
+     */
     @Override
     public synchronized long acquire(MachineIdRange range) {
         if (machineId == null) {
@@ -50,6 +58,7 @@ final class SharedMachineIdProvider implements MachineIdProvider {
         return provider.notBefore();
     }
 
+    /** Counts one user out; the last one closes the real provider, which releases the machine ID. */
     @Override
     public synchronized void close() {
         if (++closes == users) {

@@ -1,10 +1,14 @@
 package io.vesta.autoconfigure;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
 import io.vesta.IdService;
+import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.actuate.VestaHealthContributorAutoConfiguration;
 import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
@@ -14,6 +18,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import javax.sql.DataSource;
@@ -23,8 +28,8 @@ import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code vesta.machine-id.strategy=db|zookeeper}: wiring, back-off and failure reports. */
-class SharedMachineIdStrategiesTests {
+/** {@code vesta.machine-id.strategy}: each strategy's configuration, back-off and failure reports. */
+class MachineIdConfigurationTests {
 
     private final String table = "vesta_machine_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
@@ -137,5 +142,57 @@ class SharedMachineIdStrategiesTests {
                 .withPropertyValues("vesta.machine-id.strategy=db")
                 .withBean(IdService.class, () -> EmbeddedIdService.builder().machineId(3).build())
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MachineIdProvider.class));
+    }
+    @Test
+    void dbStrategyOwnsItsLeaseAsHostAndPortWhenThePortIsFixed() {
+        String[] properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.initialize-schema=true" };
+        String hostAndPid = DbMachineIdProvider.defaultOwner();
+        String host = hostAndPid.substring(0, hostAndPid.lastIndexOf(':') + 1);
+        runner.withPropertyValues(properties).withPropertyValues("server.port=8123")
+                .run(context -> assertThat(leaseOwner(context)).isEqualTo(host + "8123"));
+        runner.withPropertyValues(properties).withPropertyValues("server.port=0")
+                .run(context -> assertThat(leaseOwner(context)).as("a random port says nothing about the node: the pid does")
+                        .isEqualTo(hostAndPid));
+    }
+
+    private String leaseOwner(ApplicationContext context) {
+        long machineId = context.getBean(EmbeddedIdService.class).machineId();
+        return new JdbcTemplate(context.getBean(DataSource.class))
+                .queryForObject("select owner from " + table + " where machine_id = " + machineId, String.class);
+    }
+
+    @Test
+    void dbStrategyWithoutVestaJdbcSaysWhatToAdd() {
+        runner.withClassLoader(new FilteredClassLoader("io.vesta.machine.db"))
+                .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                            .contains("db with io.vesta:vesta-jdbc on the classpath");
+                });
+    }
+
+    @Test
+    void aMachineIdGenMethodBeanSetsTheRangeTheProviderChecks() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withBean(MachineIdGenMethod.class, () -> new MachineIdGenMethod(GenMethod.REST))
+                .withBean(IdService.class, () -> EmbeddedIdService.builder().machineId(3).build())
+                .withPropertyValues("vesta.machine-id.value=5").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
+                            e -> assertThat(e.allowed()).isEqualTo(
+                                    "a machine ID in [924, 1023] (vesta.machine-id.server-range, for gen-method rest)"));
+                });
+    }
+
+    @Test
+    void aClientWithoutAnEmbeddedFallbackNeedsNoMachineId() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.mode=client", "vesta.client.fallback=none")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MachineIdProvider.class));
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.mode=client", "vesta.client.fallback=embedded", "vesta.machine-id.value=7")
+                .run(context -> assertThat(context.getBean(MachineIdProvider.class).acquire(
+                        MachineIdRange.EMBEDDED)).isEqualTo(7));
     }
 }

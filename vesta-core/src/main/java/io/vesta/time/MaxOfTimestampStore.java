@@ -1,6 +1,4 @@
-package io.vesta.autoconfigure.server;
-
-import io.vesta.time.TimestampStore;
+package io.vesta.time;
 
 import java.util.Arrays;
 import java.util.OptionalLong;
@@ -9,9 +7,10 @@ import java.util.OptionalLong;
  * One high-water-mark store for several generators. Each generator writes through its own view; the store always
  * holds the highest of the views' latest marks. Writing each generator's mark straight to the one file would let
  * a quiet generator, or the exact mark one writes when it closes, overwrite a busier one's higher mark, and a
- * restart with the clock set back could then repeat the busier one's IDs.
+ * restart with the clock set back could then repeat the busier one's IDs. A central server's two generators
+ * share one time-store file through it.
  */
-final class SharedTimestampStore {
+public final class MaxOfTimestampStore {
 
     private final TimestampStore store;
     private final long[] marks;
@@ -19,20 +18,31 @@ final class SharedTimestampStore {
     /** How many views are open: the store (and its lock) is taken by the first and given back by the last. */
     private int open;
 
-    SharedTimestampStore(TimestampStore store, int views) {
+    /**
+     * @param store the store that holds the highest mark; opened by the first view opened, closed by the last closed
+     * @param views how many views {@link #view(int)} hands out
+     */
+    public MaxOfTimestampStore(TimestampStore store, int views) {
+        if (views < 1) {
+            throw new IllegalArgumentException("views must be at least 1, was " + views);
+        }
         this.store = store;
         this.marks = new long[views];
         Arrays.fill(marks, Long.MIN_VALUE);
     }
 
-    TimestampStore view(int index) {
+    /** The store one generator writes through: view {@code index}, from 0 to {@code views - 1}. */
+    public TimestampStore view(int index) {
+        if (index < 0 || index >= marks.length) {
+            throw new IllegalArgumentException("index must be in [0, " + (marks.length - 1) + "], was " + index);
+        }
         return new TimestampStore() {
 
             private boolean viewOpen;
 
             @Override
             public void open() {
-                synchronized (SharedTimestampStore.this) {
+                synchronized (MaxOfTimestampStore.this) {
                     if (viewOpen) {
                         throw new IllegalStateException("view " + index + " of " + store + " is already open");
                     }
@@ -46,7 +56,7 @@ final class SharedTimestampStore {
 
             @Override
             public void close() {
-                synchronized (SharedTimestampStore.this) {
+                synchronized (MaxOfTimestampStore.this) {
                     if (!viewOpen) {
                         return;
                     }
@@ -64,7 +74,7 @@ final class SharedTimestampStore {
 
             @Override
             public void save(long epochMillis) {
-                SharedTimestampStore.this.save(index, epochMillis);
+                MaxOfTimestampStore.this.save(index, epochMillis);
             }
 
             @Override

@@ -1,6 +1,5 @@
-package io.vesta.autoconfigure.server;
+package io.vesta.time;
 
-import io.vesta.time.TimestampStore;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -9,10 +8,10 @@ import java.util.OptionalLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class SharedTimestampStoreTests {
+class MaxOfTimestampStoreTest {
 
     private final RecordingStore store = new RecordingStore();
-    private final SharedTimestampStore shared = new SharedTimestampStore(store, 2);
+    private final MaxOfTimestampStore shared = new MaxOfTimestampStore(store, 2);
     private final TimestampStore rest = shared.view(0);
     private final TimestampStore client = shared.view(1);
 
