@@ -78,7 +78,7 @@ public final class IdCodec {
 
     static void check(String field, long value, long min, long max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "], was " + value);
+            throw new IdFieldOutOfRangeException(field, value, min, max);
         }
     }
 }

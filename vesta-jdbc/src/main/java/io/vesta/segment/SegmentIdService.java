@@ -1,6 +1,7 @@
 package io.vesta.segment;
 
 import io.vesta.IdService;
+import io.vesta.InvalidSettingException;
 import io.vesta.time.TimeSource;
 
 import javax.sql.DataSource;
@@ -23,6 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+
+import static io.vesta.InvalidSettingException.requireInRange;
+import static io.vesta.InvalidSettingException.requireSet;
 
 /**
  * Dense, increasing numbers per business tag, Leaf-segment style: each node takes a segment of numbers from
@@ -488,6 +492,7 @@ public final class SegmentIdService implements AutoCloseable {
         private Duration retryInterval = DEFAULT_RETRY_INTERVAL;
         private int loaderThreads = DEFAULT_LOADER_THREADS;
         private TimeSource timeSource = TimeSource.system();
+        private String settingPrefix = "";
 
         private Builder() {
         }
@@ -551,40 +556,33 @@ public final class SegmentIdService implements AutoCloseable {
             return this;
         }
 
-        /** Checks every setting and returns the service. Nothing touches the database until the first number. */
+        /**
+         * The prefix of every setting's name in errors, such as {@code "vesta.segment."}; none by default. Each
+         * setting is named by its kebab-case name under it ({@code vesta.segment.max-step}).
+         */
+        public Builder settingPrefix(String settingPrefix) {
+            this.settingPrefix = settingPrefix == null ? "" : settingPrefix;
+            return this;
+        }
+
+        /**
+         * Checks every setting and returns the service. Nothing touches the database until the first number.
+         * @throws InvalidSettingException naming the first bad setting under {@link #settingPrefix(String)}
+         */
         public SegmentIdService build() {
-            if (dataSource == null) {
-                throw new IllegalArgumentException("dataSource must be set");
-            }
-            if (timeSource == null) {
-                throw new IllegalArgumentException("timeSource must be set");
-            }
-            SegmentTable.checkTableName("table", table);
+            requireSet(settingPrefix + "data-source", dataSource, "a DataSource holding the segment table");
+            requireSet(settingPrefix + "time-source", timeSource, "a TimeSource, such as TimeSource.system()");
+            SegmentTable.checkTableName(settingPrefix + "table", table);
             if (!(refillThreshold >= 0.0 && refillThreshold < 1.0)) {
-                throw new IllegalArgumentException("refillThreshold must be in [0.0, 1.0), was " + refillThreshold);
+                throw new InvalidSettingException(settingPrefix + "refill-threshold", refillThreshold,
+                        "a share of the segment at least 0.0 and below 1.0, such as 0.1");
             }
-            checkDuration("targetDuration", targetDuration, Duration.ofMillis(1), Duration.ofDays(1));
-            checkRange("maxStep", maxStep, 1, STEP_LIMIT);
-            checkRange("defaultStep", defaultStep, 1, STEP_LIMIT);
-            checkDuration("retryInterval", retryInterval, Duration.ZERO, Duration.ofMinutes(1));
-            checkRange("loaderThreads", loaderThreads, 1, 64);
+            requireInRange(settingPrefix + "target-duration", targetDuration, Duration.ofMillis(1), Duration.ofDays(1));
+            requireInRange(settingPrefix + "max-step", maxStep, 1, STEP_LIMIT);
+            requireInRange(settingPrefix + "default-step", defaultStep, 1, STEP_LIMIT);
+            requireInRange(settingPrefix + "retry-interval", retryInterval, Duration.ZERO, Duration.ofMinutes(1));
+            requireInRange(settingPrefix + "loader-threads", loaderThreads, 1, 64);
             return new SegmentIdService(this);
-        }
-
-        private static void checkRange(String name, long value, long min, long max) {
-            if (value < min || value > max) {
-                throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
-            }
-        }
-
-        private static void checkDuration(String name, Duration value, Duration min, Duration max) {
-            if (value == null) {
-                throw new IllegalArgumentException(name + " must be set");
-            }
-            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(name + " must be in [" + min.toMillis() + "ms, " + max.toMillis()
-                        + "ms], was " + value.toMillis() + "ms");
-            }
         }
     }
 }

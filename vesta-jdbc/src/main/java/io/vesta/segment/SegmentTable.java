@@ -1,5 +1,7 @@
 package io.vesta.segment;
 
+import io.vesta.InvalidSettingException;
+
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -43,11 +45,14 @@ final class SegmentTable {
         this.insert = "INSERT INTO " + table + " (biz_tag, max_id, step, description, update_time) VALUES (?, 1, ?, ?, CURRENT_TIMESTAMP)";
     }
 
+    /** What a segment table's name may be, as a phrase that completes "set it to ...". */
+    static final String TABLE_NAME_ALLOWED = "an unquoted SQL identifier (letters, digits and _, not starting with a"
+            + " digit, at most 63 characters), optionally schema.table";
+
     static String checkTableName(String setting, String name) {
         if (name == null || !IDENTIFIER.matcher(name).matches()) {
-            throw new IllegalArgumentException(setting + " must be an SQL identifier (letters, digits and _, not starting "
-                    + "with a digit, at most 63 characters, optionally schema.table), was "
-                    + (name == null ? "null" : "'" + name + "'"));
+            throw new InvalidSettingException(setting, name, TABLE_NAME_ALLOWED,
+                    name == null ? "is required" : "is not a table name the segment allocator can use");
         }
         return name;
     }

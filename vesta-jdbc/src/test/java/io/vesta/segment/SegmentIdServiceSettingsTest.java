@@ -1,5 +1,6 @@
 package io.vesta.segment;
 
+import io.vesta.InvalidSettingException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /** Settings, arguments, the step rule and the DDL, without a database. */
@@ -19,33 +21,47 @@ class SegmentIdServiceSettingsTest {
         return SegmentIdService.builder().dataSource(unused);
     }
 
-    private void rejects(UnaryOperator<SegmentIdService.Builder> setting, String message) {
-        assertThatIllegalArgumentException().isThrownBy(() -> setting.apply(builder()).build()).withMessage(message);
+    private void rejects(UnaryOperator<SegmentIdService.Builder> setting, String name, Object value, String allowed) {
+        assertThatExceptionOfType(InvalidSettingException.class).isThrownBy(() -> setting.apply(builder()).build())
+                .satisfies(e -> {
+                    assertThat(e.setting()).isEqualTo(name);
+                    assertThat(e.value()).isEqualTo(value);
+                    assertThat(e.allowed()).isEqualTo(allowed);
+                });
     }
 
     @Test
     void everySettingIsCheckedWithItsNameValueAndRange() {
-        rejects(b -> b.dataSource(null), "dataSource must be set");
-        rejects(b -> b.refillThreshold(1.0), "refillThreshold must be in [0.0, 1.0), was 1.0");
-        rejects(b -> b.refillThreshold(-0.1), "refillThreshold must be in [0.0, 1.0), was -0.1");
-        rejects(b -> b.refillThreshold(Double.NaN), "refillThreshold must be in [0.0, 1.0), was NaN");
-        rejects(b -> b.targetDuration(Duration.ZERO), "targetDuration must be in [1ms, 86400000ms], was 0ms");
-        rejects(b -> b.targetDuration(null), "targetDuration must be set");
-        rejects(b -> b.maxStep(0), "maxStep must be in [1, 1000000000], was 0");
-        rejects(b -> b.defaultStep(1_000_000_001), "defaultStep must be in [1, 1000000000], was 1000000001");
-        rejects(b -> b.retryInterval(Duration.ofMinutes(2)), "retryInterval must be in [0ms, 60000ms], was 120000ms");
-        rejects(b -> b.loaderThreads(0), "loaderThreads must be in [1, 64], was 0");
-        rejects(b -> b.timeSource(null), "timeSource must be set");
+        rejects(b -> b.dataSource(null), "data-source", null, "a DataSource holding the segment table");
+        String share = "a share of the segment at least 0.0 and below 1.0, such as 0.1";
+        rejects(b -> b.refillThreshold(1.0), "refill-threshold", 1.0, share);
+        rejects(b -> b.refillThreshold(-0.1), "refill-threshold", -0.1, share);
+        rejects(b -> b.refillThreshold(Double.NaN), "refill-threshold", Double.NaN, share);
+        rejects(b -> b.targetDuration(Duration.ZERO), "target-duration", "0ms", "a duration in [1ms, 86400000ms]");
+        rejects(b -> b.targetDuration(null), "target-duration", null, "a duration in [1ms, 86400000ms]");
+        rejects(b -> b.maxStep(0), "max-step", 0L, "a value in [1, 1000000000]");
+        rejects(b -> b.defaultStep(1_000_000_001), "default-step", 1_000_000_001L, "a value in [1, 1000000000]");
+        rejects(b -> b.retryInterval(Duration.ofMinutes(2)), "retry-interval", "120000ms", "a duration in [0ms, 60000ms]");
+        rejects(b -> b.loaderThreads(0), "loader-threads", 0L, "a value in [1, 64]");
+        rejects(b -> b.timeSource(null), "time-source", null, "a TimeSource, such as TimeSource.system()");
+    }
+
+    @Test
+    void everySettingIsNamedUnderTheCallersPrefix() {
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> builder().settingPrefix("vesta.segment.").maxStep(0).build())
+                .withMessage("vesta.segment.max-step=0 is out of range; allowed: a value in [1, 1000000000]")
+                .satisfies(e -> assertThat(e.setting()).isEqualTo("vesta.segment.max-step"));
     }
 
     @Test
     void tableNameMustBeAPlainSqlIdentifier() {
-        rejects(b -> b.table("vesta_segment; DROP TABLE users"), "table must be an SQL identifier (letters, digits and _, "
-                + "not starting with a digit, at most 63 characters, optionally schema.table), was 'vesta_segment; DROP TABLE users'");
-        rejects(b -> b.table("1segments"), "table must be an SQL identifier (letters, digits and _, not starting with a "
-                + "digit, at most 63 characters, optionally schema.table), was '1segments'");
-        rejects(b -> b.table(null), "table must be an SQL identifier (letters, digits and _, not starting with a "
-                + "digit, at most 63 characters, optionally schema.table), was null");
+        String identifier = "an unquoted SQL identifier (letters, digits and _, not starting with a digit, at most 63"
+                + " characters), optionally schema.table";
+        rejects(b -> b.table("vesta_segment; DROP TABLE users"), "table", "vesta_segment; DROP TABLE users", identifier);
+        rejects(b -> b.table("1segments"), "table", "1segments", identifier);
+        rejects(b -> b.table("s".repeat(64)), "table", "s".repeat(64), identifier);
+        rejects(b -> b.table(null), "table", null, identifier);
         try (SegmentIdService service = builder().table("ids.Segments_2").build()) {
             assertThat(service.table()).isEqualTo("ids.Segments_2");
         }

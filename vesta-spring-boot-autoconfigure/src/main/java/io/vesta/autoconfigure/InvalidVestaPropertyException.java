@@ -1,21 +1,24 @@
 package io.vesta.autoconfigure;
 
-/**
- * A {@code vesta.*} property whose value cannot be used. Carries the property, the value and what is
- * allowed, which {@link VestaFailureAnalyzer} turns into Spring Boot's start-up failure report.
- */
-public class InvalidVestaPropertyException extends IllegalArgumentException {
+import io.vesta.InvalidSettingException;
 
-    private final String property;
-    private final Object value;
-    private final String allowed;
+/**
+ * A {@code vesta.*} property whose value cannot be used: an {@link InvalidSettingException} with the message the
+ * starter has always shown. Kept only while the {@code client} package still throws it and the lease builders
+ * still throw plain {@link IllegalArgumentException}s ({@code MachineIdConfiguration} wraps those); everything
+ * else throws {@link InvalidSettingException}, which {@link VestaFailureAnalyzer} reports.
+ */
+public class InvalidVestaPropertyException extends InvalidSettingException {
+
+    private final String message;
 
     public InvalidVestaPropertyException(String property, Object value, String allowed, String problem, Throwable cause) {
-        super("Invalid Vesta configuration: " + property + "=" + (value == null ? "(unset)" : value) + " " + problem
-                + "; allowed: " + allowed, cause);
-        this.property = property;
-        this.value = value;
-        this.allowed = allowed;
+        super(property, value, allowed, problem);
+        this.message = "Invalid Vesta configuration: " + property + "=" + (value == null ? "(unset)" : value) + " "
+                + problem + "; allowed: " + allowed;
+        if (cause != null) {
+            initCause(cause);
+        }
     }
 
     public InvalidVestaPropertyException(String property, Object value, String allowed, String problem) {
@@ -27,22 +30,26 @@ public class InvalidVestaPropertyException extends IllegalArgumentException {
      * value and the allowed range.
      */
     public InvalidVestaPropertyException(String property, IllegalArgumentException engineError) {
-        super("Invalid Vesta configuration: " + engineError.getMessage(), engineError);
-        this.property = property;
-        this.value = null;
-        this.allowed = null;
+        super(property, null, null, "is invalid");
+        this.message = "Invalid Vesta configuration: " + engineError.getMessage();
+        initCause(engineError);
+    }
+
+    @Override
+    public String getMessage() {
+        return message;
     }
 
     public String getProperty() {
-        return property;
+        return setting();
     }
 
     public Object getValue() {
-        return value;
+        return value();
     }
 
     /** What is allowed, or null when the message says it. */
     public String getAllowed() {
-        return allowed;
+        return allowed();
     }
 }

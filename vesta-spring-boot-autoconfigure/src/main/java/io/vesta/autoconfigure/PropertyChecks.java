@@ -1,5 +1,7 @@
 package io.vesta.autoconfigure;
 
+import io.vesta.InvalidSettingException;
+
 import java.time.Duration;
 
 /** Range checks of {@code vesta.*} values that fail with the property's name, its value and the allowed range. */
@@ -10,14 +12,14 @@ public final class PropertyChecks {
 
     public static long checkLong(String property, long value, long min, long max) {
         if (value < min || value > max) {
-            throw new InvalidVestaPropertyException(property, value, "[" + min + ", " + max + "]", "is out of range");
+            throw new InvalidSettingException(property, value, "[" + min + ", " + max + "]", "is out of range");
         }
         return value;
     }
 
     public static Duration checkDuration(String property, Duration value, Duration min, Duration max) {
         if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new InvalidVestaPropertyException(property, value == null ? null : value.toMillis() + "ms",
+            throw new InvalidSettingException(property, value == null ? null : value.toMillis() + "ms",
                     "[" + min.toMillis() + "ms, " + max.toMillis() + "ms]", "is out of range");
         }
         return value;

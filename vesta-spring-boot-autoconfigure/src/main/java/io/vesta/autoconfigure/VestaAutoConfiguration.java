@@ -12,10 +12,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
-
-import javax.sql.DataSource;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * An {@link IdService} made in this process from {@code vesta.*}. Every bean backs off when the application
@@ -33,17 +32,6 @@ public final class VestaAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean({ MachineIdProvider.class, IdService.class })
-    @ConditionalOnProperty(name = "vesta.mode", havingValue = "embedded", matchIfMissing = true)
-    MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<DataSource> dataSource,
-            TimeSource timeSource, Environment environment, ResourceLoader resourceLoader) {
-        DataSource applicationDataSource = properties.getMachineId().getStrategy() == VestaProperties.MachineIdStrategy.DB
-                ? dataSource.getIfUnique() : null;
-        return EmbeddedIdServiceFactory.machineIdProvider(properties, applicationDataSource, timeSource,
-                environment.getProperty("server.port"), resourceLoader.getClassLoader());
-    }
-
-    @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty("vesta.time-store.file")
     TimestampStore vestaTimestampStore(VestaProperties properties) {
@@ -56,5 +44,18 @@ public final class VestaAutoConfiguration {
     EmbeddedIdService vestaIdService(VestaProperties properties, MachineIdProvider machineIdProvider,
             TimeSource timeSource, ObjectProvider<TimestampStore> timestampStore) {
         return EmbeddedIdServiceFactory.create(properties, machineIdProvider, timeSource, timestampStore.getIfAvailable());
+    }
+
+    /**
+     * The machine-ID provider of {@code vesta.machine-id.strategy} ({@link MachineIdConfiguration}), when this
+     * node needs one. This auto-configuration comes after the server's and the client's, so the condition sees
+     * what they registered.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(MachineIdConfiguration.Needed.class)
+    @Import({ MachineIdConfiguration.Property.class, MachineIdConfiguration.IpList.class, MachineIdConfiguration.Db.class,
+            MachineIdConfiguration.ZooKeeper.class, MachineIdConfiguration.DbWithoutModule.class,
+            MachineIdConfiguration.ZooKeeperWithoutModule.class })
+    static class MachineIdProviderConfiguration {
     }
 }

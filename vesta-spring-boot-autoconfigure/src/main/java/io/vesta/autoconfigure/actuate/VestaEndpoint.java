@@ -1,9 +1,9 @@
 package io.vesta.autoconfigure.actuate;
 
+import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.Id;
 import io.vesta.IdService;
-import io.vesta.IdType;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.segment.SegmentIdService;
 import org.springframework.beans.factory.ObjectProvider;
@@ -74,23 +74,21 @@ public class VestaEndpoint {
         return identity;
     }
 
+    /**
+     * An ID's fields and the instant its time field stands for, in the shape of every decoded ID Vesta shows.
+     * The instant is null when the node cannot read it: an ID of the other type, on a node that has no codec.
+     */
     @ReadOperation
     public DecodedId decode(@Selector String id) {
         long value = parse(id);
+        if (idService instanceof EmbeddedIdService embedded) {
+            return DecodedId.of(value, embedded.codec());
+        }
         Id fields = idService.expId(value);
-        return new DecodedId(value, Long.toUnsignedString(value), fields.machine(), fields.seq(), fields.time(),
-                fields.genMethod(), fields.type(), fields.idType(), fields.version(), timeOf(fields));
-    }
-
-    private Instant timeOf(Id fields) {
-        // transTime works in the node's own type; an ID of the other type is read in its own unit.
-        if (idService instanceof EmbeddedIdService embedded && embedded.type() != fields.idType()) {
-            return embedded.codec().transTime(fields.idType(), fields.time());
-        }
-        if (properties.getType() != fields.idType() && !(idService instanceof EmbeddedIdService)) {
-            return null;
-        }
-        return idService.transTime(fields.time());
+        // transTime works in the node's own type; without a codec an ID of the other type has no instant here.
+        Instant instant = properties.getType() == fields.idType() ? idService.transTime(fields.time()) : null;
+        return new DecodedId(value, Long.toString(value), fields.machine(), fields.seq(), fields.time(),
+                fields.genMethod(), fields.type(), fields.idType(), fields.version(), instant);
     }
 
     private static long parse(String id) {
@@ -102,8 +100,4 @@ public class VestaEndpoint {
         }
     }
 
-    /** An ID's fields and the wall-clock time they stand for. {@code unsigned} is the ID as an unsigned decimal. */
-    public record DecodedId(long id, String unsigned, long machine, long seq, long time, long genMethod, long type,
-            IdType idType, long version, Instant instant) {
-    }
 }

@@ -1,7 +1,6 @@
 package io.vesta.autoconfigure.client;
 
 import io.vesta.IdService;
-import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.client.RemoteIdService;
@@ -14,10 +13,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
-
-import javax.sql.DataSource;
 
 /**
  * With {@code vesta.mode=client}, the application's {@link IdService} takes its IDs from central servers
@@ -34,13 +29,8 @@ public final class VestaClientAutoConfiguration {
     @ConditionalOnMissingBean(IdService.class)
     RemoteIdService vestaIdService(VestaProperties properties, VestaClientProperties client,
             ObjectProvider<MachineIdProvider> machineIdProvider, ObjectProvider<TimeSource> timeSource,
-            ObjectProvider<TimestampStore> timestampStore, ObjectProvider<DataSource> dataSource, Environment environment,
-            ResourceLoader resourceLoader) {
-        TimeSource clock = timeSource.getIfUnique(TimeSource::system);
-        return RemoteIdServiceFactory.create(properties, client, () -> machineIdProvider.getIfUnique(
-                () -> EmbeddedIdServiceFactory.machineIdProvider(properties,
-                        properties.getMachineId().getStrategy() == VestaProperties.MachineIdStrategy.DB ? dataSource.getIfUnique() : null,
-                        clock, environment.getProperty("server.port"), resourceLoader.getClassLoader())),
-                clock, timestampStore.getIfAvailable());
+            ObjectProvider<TimestampStore> timestampStore) {
+        return RemoteIdServiceFactory.create(properties, client, machineIdProvider::getObject,
+                timeSource.getIfUnique(TimeSource::system), timestampStore.getIfAvailable());
     }
 }

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.jackson;
 
-import io.vesta.autoconfigure.VestaId;
+import io.vesta.VestaId;
+import io.vesta.jackson.VestaIdJacksonModule;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,7 +15,7 @@ import tools.jackson.databind.JacksonModule;
  * module is a bean, and Spring Boot adds every {@link JacksonModule} bean to the {@code JsonMapper} it builds.
  */
 @AutoConfiguration
-@ConditionalOnClass(JacksonModule.class)
+@ConditionalOnClass({ VestaIdJacksonModule.class, JacksonModule.class })
 @ConditionalOnBooleanProperty("vesta.jackson.ids-as-strings")
 @EnableConfigurationProperties(VestaJacksonProperties.class)
 public final class VestaJacksonAutoConfiguration {

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.jpa;
 
 import io.vesta.IdService;
+import io.vesta.hibernate.VestaIdGenerator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;

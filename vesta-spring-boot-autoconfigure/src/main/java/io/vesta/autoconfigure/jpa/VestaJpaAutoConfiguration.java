@@ -1,9 +1,10 @@
 package io.vesta.autoconfigure.jpa;
 
 import io.vesta.IdService;
+import io.vesta.VestaId;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
-import io.vesta.autoconfigure.VestaId;
-import org.hibernate.annotations.IdGeneratorType;
+import io.vesta.hibernate.VestaIdGenerator;
+import org.hibernate.integrator.spi.Integrator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,10 +16,11 @@ import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 
 /**
  * {@link VestaId @VestaId} identifiers filled from this context's {@link IdService}: the service is handed to each
- * {@code SessionFactory} as a setting, so every context in a JVM keeps its own.
+ * {@code SessionFactory} as a setting, so every context in a JVM keeps its own. Which identifiers {@code @VestaId}
+ * marks, and their generator, are {@code vesta-hibernate}'s: it needs to be on the class path, beside Hibernate.
  */
 @AutoConfiguration(after = VestaAutoConfiguration.class)
-@ConditionalOnClass({ IdGeneratorType.class, AbstractEntityManagerFactoryBean.class })
+@ConditionalOnClass({ VestaIdGenerator.class, Integrator.class, AbstractEntityManagerFactoryBean.class })
 @ConditionalOnBean(IdService.class)
 public final class VestaJpaAutoConfiguration {
 

@@ -1,5 +1,6 @@
 package io.vesta.autoconfigure.mybatis;
 
+import io.vesta.mybatis.VestaMyBatisInterceptor;
 import org.apache.ibatis.session.Configuration;
 import org.apache.ibatis.session.SqlSessionFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.mybatis;
 
 import io.vesta.IdService;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.mybatis.VestaMyBatisInterceptor;
 import org.apache.ibatis.plugin.Interceptor;
 import org.apache.ibatis.session.SqlSessionFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,7 +19,7 @@ import org.springframework.context.annotation.Bean;
  * the context, once each.
  */
 @AutoConfiguration(after = VestaAutoConfiguration.class)
-@ConditionalOnClass({ SqlSessionFactory.class, Interceptor.class })
+@ConditionalOnClass({ VestaMyBatisInterceptor.class, SqlSessionFactory.class, Interceptor.class })
 @ConditionalOnBean(IdService.class)
 @EnableConfigurationProperties(VestaMyBatisProperties.class)
 public final class VestaMyBatisAutoConfiguration {

@@ -1,7 +1,9 @@
 package io.vesta.autoconfigure.segment;
 
+import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentSchema;
 import io.vesta.time.TimeSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,10 +29,42 @@ import javax.sql.DataSource;
 @EnableConfigurationProperties(VestaSegmentProperties.class)
 public final class VestaSegmentAutoConfiguration {
 
+    /** The service; its builder checks every {@code vesta.segment.*} setting and names a bad one in full. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     SegmentIdService vestaSegmentIdService(VestaSegmentProperties properties, DataSource dataSource,
             ObjectProvider<TimeSource> timeSource) {
-        return SegmentIdServiceFactory.create(properties, dataSource, timeSource.getIfUnique(TimeSource::system));
+        SegmentIdService service = SegmentIdService.builder()
+                .settingPrefix("vesta.segment.")
+                .dataSource(dataSource)
+                .timeSource(timeSource.getIfUnique(TimeSource::system))
+                .table(properties.getTable())
+                .refillThreshold(properties.getRefillThreshold())
+                .targetDuration(properties.getTargetDuration())
+                .maxStep(properties.getMaxStep())
+                .autoCreate(properties.isAutoCreate())
+                .defaultStep(properties.getDefaultStep())
+                .retryInterval(properties.getRetryInterval())
+                .loaderThreads(properties.getLoaderThreads())
+                .build();
+        if (properties.isInitializeSchema()) {
+            try {
+                SegmentSchema.initialize(dataSource, properties.getTable());
+            } catch (RuntimeException e) {
+                service.close();
+                throw e instanceof IllegalArgumentException unknownDatabase ? noScript(unknownDatabase) : e;
+            }
+        }
+        return service;
+    }
+
+    /** The builder accepted the table name, so initialize refused the database: Vesta has no script for it. */
+    private static InvalidSettingException noScript(IllegalArgumentException e) {
+        InvalidSettingException invalid = new InvalidSettingException("vesta.segment.initialize-schema", true,
+                "false, with the table created by hand or by migrations from " + SegmentSchema.POSTGRESQL + ", "
+                        + SegmentSchema.MYSQL + " or " + SegmentSchema.H2,
+                "cannot be used here: " + e.getMessage());
+        invalid.initCause(e);
+        return invalid;
     }
 }

@@ -5,6 +5,8 @@ import io.vesta.GenMethod;
 import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.ReferenceCountedMachineIdProvider;
+import io.vesta.time.MaxOfTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -21,9 +23,9 @@ import org.springframework.core.env.Environment;
  * keeps its own sequence state: each has the whole ceiling of the layout (2^20 IDs/s with max-peak), and REST
  * callers and Java clients never wait on each other's lock.
  *
- * <p>What the two share: the machine ID is acquired once ({@link SharedMachineIdProvider}: a database or
+ * <p>What the two share: the machine ID is acquired once ({@link ReferenceCountedMachineIdProvider}: a database or
  * ZooKeeper provider holds one lease, not two) and released when both are closed, and both stop issuing when that
- * lease is lost; a time-store file keeps the higher of the two high-water marks ({@link SharedTimestampStore}).
+ * lease is lost; a time-store file keeps the higher of the two high-water marks ({@link MaxOfTimestampStore}).
  */
 public final class ServerIdServices implements AutoCloseable {
 
@@ -41,8 +43,8 @@ public final class ServerIdServices implements AutoCloseable {
      */
     static ServerIdServices create(Environment environment, MachineIdProvider provider, TimeSource timeSource,
             TimestampStore timestampStore) {
-        SharedMachineIdProvider machineId = new SharedMachineIdProvider(provider, 2);
-        SharedTimestampStore marks = timestampStore == null ? null : new SharedTimestampStore(timestampStore, 2);
+        ReferenceCountedMachineIdProvider machineId = new ReferenceCountedMachineIdProvider(provider, 2);
+        MaxOfTimestampStore marks = timestampStore == null ? null : new MaxOfTimestampStore(timestampStore, 2);
         EmbeddedIdService rest = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.REST), machineId,
                 timeSource, marks == null ? null : marks.view(0));
         try {

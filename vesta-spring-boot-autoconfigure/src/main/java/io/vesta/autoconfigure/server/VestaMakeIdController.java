@@ -1,15 +1,12 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
-import io.vesta.autoconfigure.server.VestaServerController.DecodedId;
+import io.vesta.layout.IdFieldOutOfRangeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code POST /vesta/makeid}: an ID built from given fields, for repairs and backfills. Only with
@@ -19,8 +16,6 @@ import java.util.Set;
  */
 @RestController
 public class VestaMakeIdController {
-
-    private static final Set<String> FIELDS = Set.of("version", "type", "genMethod", "time", "seq", "machine");
 
     private final EmbeddedIdService ids;
 
@@ -40,21 +35,18 @@ public class VestaMakeIdController {
                     Parameters.field("time", time, null),
                     Parameters.field("seq", seq, null),
                     Parameters.field("machine", machine, ids.machineId()));
-        } catch (BadParameterException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            // The codec names the field first: "seq must be in [0, 1023], was 1024".
-            String message = e.getMessage();
-            String field = message == null ? "" : message.substring(0, Math.max(0, message.indexOf(' ')));
-            Map<String, String> given = new HashMap<>();
-            given.put("time", time);
-            given.put("seq", seq);
-            given.put("machine", machine);
-            given.put("genMethod", genMethod);
-            given.put("type", type);
-            given.put("version", version);
-            throw new BadParameterException(FIELDS.contains(field) ? field : null, given.get(field), message);
+        } catch (IdFieldOutOfRangeException e) {
+            String given = switch (e.field()) {
+                case "time" -> time;
+                case "seq" -> seq;
+                case "machine" -> machine;
+                case "genMethod" -> genMethod;
+                case "type" -> type;
+                case "version" -> version;
+                default -> null;
+            };
+            throw new BadParameterException(e.field(), given, e.getMessage());
         }
-        return VestaServerController.decode(ids, id);
+        return DecodedId.of(id, ids.codec());
     }
 }

@@ -3,8 +3,8 @@ package io.vesta.autoconfigure.server;
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
-import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
-import io.vesta.autoconfigure.InvalidVestaPropertyException;
+import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.MachineIdGenMethod;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.machine.MachineIdProvider;
@@ -19,11 +19,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
 import org.springframework.web.bind.annotation.RestController;
-
-import javax.sql.DataSource;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A central Vesta server in a servlet web application with {@code vesta.server.enabled=true}: the REST API
@@ -31,8 +30,10 @@ import javax.sql.DataSource;
  * ({@link VestaBatchController}, genMethod 1) and, with {@code vesta.server.make-id-enabled=true},
  * {@link VestaMakeIdController}. Both
  * generators run under one machine ID of the server range ({@link ServerIdServices} says why that is safe),
- * from any {@code vesta.machine-id.strategy}. Ordered before {@link VestaAutoConfiguration} so that the
- * application's {@link IdService} is the server's REST generator rather than an embedded one.
+ * from any {@code vesta.machine-id.strategy}: the provider is {@link VestaAutoConfiguration}'s, asked for the
+ * server range by a {@link MachineIdGenMethod}. Ordered before {@link VestaAutoConfiguration} so that the
+ * application's {@link IdService} is the server's REST generator rather than an embedded one, and so that the
+ * machine-ID configuration sees the server's request.
  */
 @AutoConfiguration(before = VestaAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -41,17 +42,15 @@ import javax.sql.DataSource;
 @EnableConfigurationProperties({ VestaProperties.class, VestaServerProperties.class })
 public final class VestaServerAutoConfiguration {
 
+    /**
+     * Asks for the server range: {@link VestaAutoConfiguration}'s machine-ID provider serves both generators,
+     * whose gen-methods (rest and central-server) draw from it.
+     */
     @Bean
     @ConditionalOnMissingBean
-    MachineIdProvider vestaMachineIdProvider(VestaProperties properties, Environment environment,
-            ObjectProvider<DataSource> dataSource, ObjectProvider<TimeSource> timeSource, ResourceLoader resourceLoader) {
+    MachineIdGenMethod vestaMachineIdGenMethod(VestaProperties properties, Environment environment) {
         checkServerSettings(properties, environment);
-        VestaProperties server = ServerIdServices.properties(environment, GenMethod.REST);
-        DataSource applicationDataSource = server.getMachineId().getStrategy() == VestaProperties.MachineIdStrategy.DB
-                ? dataSource.getIfUnique() : null;
-        return EmbeddedIdServiceFactory.machineIdProvider(server, applicationDataSource,
-                timeSource.getIfUnique(TimeSource::system), environment.getProperty("server.port"),
-                resourceLoader.getClassLoader());
+        return new MachineIdGenMethod(GenMethod.REST);
     }
 
     @Bean(destroyMethod = "close")
@@ -69,16 +68,6 @@ public final class VestaServerAutoConfiguration {
     @ConditionalOnMissingBean(IdService.class)
     EmbeddedIdService vestaIdService(ServerIdServices services) {
         return services.rest();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(name = "vestaGenIdServlet")
-    ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services) {
-        ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(new GenIdServlet(services),
-                GenIdServlet.PATH);
-        registration.setName("vestaGenIdServlet");
-        registration.setLoadOnStartup(1);
-        return registration;
     }
 
     @Bean
@@ -106,14 +95,34 @@ public final class VestaServerAutoConfiguration {
         return new VestaServerExceptionHandler();
     }
 
+    /**
+     * {@link GenIdServlet}, which writes its problem details with Jackson: like every other answer of the server,
+     * whose controllers Spring MVC writes with it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JsonMapper.class)
+    static class GenIdServletConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "vestaGenIdServlet")
+        ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services,
+                ObjectProvider<JsonMapper> jsonMapper) {
+            ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(
+                    new GenIdServlet(services, jsonMapper), GenIdServlet.PATH);
+            registration.setName("vestaGenIdServlet");
+            registration.setLoadOnStartup(1);
+            return registration;
+        }
+    }
+
     /** Settings that contradict being a server; anything else vesta.* says applies to both generators. */
     private static void checkServerSettings(VestaProperties properties, Environment environment) {
         if (properties.getMode() == VestaProperties.Mode.CLIENT) {
-            throw new InvalidVestaPropertyException("vesta.mode", "client",
+            throw new InvalidSettingException("vesta.mode", "client",
                     "embedded: a central server issues IDs itself", "cannot be combined with vesta.server.enabled=true");
         }
         if (environment.containsProperty("vesta.gen-method") && properties.getGenMethod() == GenMethod.EMBEDDED) {
-            throw new InvalidVestaPropertyException("vesta.gen-method", "embedded",
+            throw new InvalidSettingException("vesta.gen-method", "embedded",
                     "unset: a central server issues rest IDs (genMethod 2) over REST and central-server IDs (genMethod 1)"
                             + " to the Java client, from vesta.machine-id.server-range",
                     "does not apply to a central server (vesta.server.enabled=true)");

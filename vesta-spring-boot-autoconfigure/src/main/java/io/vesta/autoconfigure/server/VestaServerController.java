@@ -1,7 +1,7 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
-import io.vesta.Id;
 import io.vesta.IdType;
 import io.vesta.layout.IdLayout;
 import org.springframework.http.MediaType;
@@ -44,7 +44,7 @@ public class VestaServerController {
     /** {@code GET /vesta/expid/{id}}: an ID's fields and the instant its time field stands for. */
     @GetMapping(path = "/vesta/expid/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
     public DecodedId expId(@PathVariable String id) {
-        return decode(ids, Parameters.id(id));
+        return DecodedId.of(Parameters.id(id), ids.codec());
     }
 
     /** {@code GET /vesta/transtime/{time}}: the instant a time field of this server's type stands for. */
@@ -65,21 +65,8 @@ public class VestaServerController {
         return new TransTime(value, ids.type(), ids.transTime(value));
     }
 
-    static DecodedId decode(EmbeddedIdService ids, long id) {
-        Id fields = ids.expId(id);
-        // An ID's own type bit says in which unit its time counts, whatever this server's type is.
-        Instant instant = ids.codec().transTime(fields.idType(), fields.time());
-        return new DecodedId(id, Long.toString(id), fields.machine(), fields.seq(), fields.time(), fields.genMethod(),
-                fields.type(), fields.idType(), fields.version(), instant);
-    }
-
     /** A batch of IDs, strictly increasing; {@code idStrings} holds the same IDs as strings. */
     public record IdsResponse(int count, long[] ids, List<String> idStrings) {
-    }
-
-    /** An ID's fields and the instant its time field stands for. */
-    public record DecodedId(long id, String idString, long machine, long seq, long time, long genMethod, long type,
-            IdType idType, long version, Instant instant) {
     }
 
     /** A time field and the instant it stands for. */

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.IdType;
@@ -69,16 +70,18 @@ class VestaActuatorAutoConfigurationTests {
     void endpointDecodesAnIdIntoItsFieldsAndTime() {
         runner.withPropertyValues("management.endpoints.web.exposure.include=vesta").run(context -> {
             long id = context.getBean(IdService.class).genId();
-            VestaEndpoint.DecodedId decoded = context.getBean(VestaEndpoint.class).decode(Long.toString(id));
+            DecodedId decoded = context.getBean(VestaEndpoint.class).decode(Long.toString(id));
             assertThat(decoded.id()).isEqualTo(id);
+            assertThat(decoded.idString()).isEqualTo(Long.toString(id));
             assertThat(decoded.machine()).isEqualTo(12);
             assertThat(decoded.idType()).isEqualTo(IdType.MIN_GRANULARITY);
             assertThat(decoded.instant()).isEqualTo(NOW);
 
             long versionOne = context.getBean(IdService.class).makeId(1, 1, 0, 5, 6, 7);
-            VestaEndpoint.DecodedId negative = context.getBean(VestaEndpoint.class).decode(Long.toUnsignedString(versionOne));
+            DecodedId negative = context.getBean(VestaEndpoint.class).decode(Long.toUnsignedString(versionOne));
             assertThat(negative.id()).isEqualTo(versionOne).isNegative();
             assertThat(negative.version()).isEqualTo(1);
+            assertThat(negative.idString()).isEqualTo(Long.toString(versionOne));
             assertThat(context.getBean(VestaEndpoint.class).decode(Long.toString(versionOne)).seq()).isEqualTo(6);
 
             assertThatExceptionOfType(InvalidEndpointRequestException.class)

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.jackson;
 
-import io.vesta.autoconfigure.VestaId;
+import io.vesta.VestaId;
+import io.vesta.jackson.VestaIdJacksonModule;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;

@@ -1,16 +1,11 @@
 package io.vesta.autoconfigure.jpa;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.fixtures.jpa.entity.FieldOrder;
-import io.vesta.fixtures.jpa.entity.GeneratedValueOrder;
-import io.vesta.fixtures.jpa.entity.IdentityOrder;
-import io.vesta.fixtures.jpa.entity.PrimitiveOrder;
-import io.vesta.fixtures.jpa.entity.StringOrder;
 import io.vesta.fixtures.jpa.pkg.PackageOrder;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import org.hibernate.engine.spi.SessionFactoryImplementor;
-import org.hibernate.generator.Generator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -21,9 +16,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.orm.jpa.persistenceunit.PersistenceManagedTypes;
 
 import java.util.UUID;
-import java.util.function.Function;
 
-/** Application contexts with Spring Boot's Hibernate JPA on a counting pool, and a few helpers around them. */
+/**
+ * Application contexts with Spring Boot's Hibernate JPA, and a helper around them. What {@code @VestaId} does in
+ * Hibernate itself is {@code vesta-hibernate}'s to test; here, that the context hands its {@code IdService} over.
+ */
 final class JpaTestSupport {
 
     static final long MACHINE = 17;
@@ -47,47 +44,37 @@ final class JpaTestSupport {
         return "test.jdbc-url=jdbc:h2:mem:vesta-jpa-" + UUID.randomUUID();
     }
 
-    static <T> T inTransaction(ApplicationContext context, Function<EntityManager, T> work) {
-        EntityManager entityManager = context.getBean(EntityManagerFactory.class).createEntityManager();
-        try {
-            entityManager.getTransaction().begin();
-            T result = work.apply(entityManager);
-            entityManager.getTransaction().commit();
-            return result;
-        } finally {
-            entityManager.close();
-        }
+    /** A pool on {@code test.jdbc-url}. */
+    static HikariDataSource dataSource(Environment environment) {
+        HikariDataSource dataSource = new HikariDataSource();
+        dataSource.setJdbcUrl(environment.getRequiredProperty("test.jdbc-url"));
+        dataSource.setMaximumPoolSize(4);
+        return dataSource;
     }
 
     static <T> T persisted(ApplicationContext context, T entity) {
-        return inTransaction(context, entityManager -> {
+        EntityManager entityManager = context.getBean(EntityManagerFactory.class).createEntityManager();
+        try {
+            entityManager.getTransaction().begin();
             entityManager.persist(entity);
+            entityManager.getTransaction().commit();
             return entity;
-        });
-    }
-
-    static <T> T find(ApplicationContext context, Class<T> type, Object id) {
-        return inTransaction(context, entityManager -> entityManager.find(type, id));
-    }
-
-    static Generator generatorOf(ApplicationContext context, Class<?> entity) {
-        return context.getBean(EntityManagerFactory.class).unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
-                .getEntityDescriptor(entity).getGenerator();
+        } finally {
+            entityManager.close();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
     static class Entities {
 
         @Bean
-        CountingDataSource dataSource(Environment environment) {
-            return new CountingDataSource(environment.getRequiredProperty("test.jdbc-url"));
+        HikariDataSource dataSource(Environment environment) {
+            return JpaTestSupport.dataSource(environment);
         }
 
         @Bean
         PersistenceManagedTypes persistenceManagedTypes() {
-            return PersistenceManagedTypes.of(FieldOrder.class.getName(), GeneratedValueOrder.class.getName(),
-                    PrimitiveOrder.class.getName(), StringOrder.class.getName(), IdentityOrder.class.getName(),
-                    PackageOrder.class.getName());
+            return PersistenceManagedTypes.of(FieldOrder.class.getName(), PackageOrder.class.getName());
         }
     }
 }

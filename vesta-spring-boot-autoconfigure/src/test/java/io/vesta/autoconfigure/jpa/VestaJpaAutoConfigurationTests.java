@@ -1,11 +1,12 @@
 package io.vesta.autoconfigure.jpa;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.IdService;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.fixtures.jpa.bad.IntegerOrder;
 import io.vesta.fixtures.jpa.entity.FieldOrder;
 import io.vesta.fixtures.jpa.pkg.PackageOrder;
-import org.hibernate.annotations.IdGeneratorType;
+import io.vesta.hibernate.VestaIdGenerator;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
@@ -94,7 +95,7 @@ class VestaJpaAutoConfigurationTests {
     void withoutHibernateTheJpaSupportBacksOffAndTheIdServiceStays() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaJpaAutoConfiguration.class))
-                .withClassLoader(new FilteredClassLoader(IdGeneratorType.class))
+                .withClassLoader(new FilteredClassLoader("org.hibernate."))
                 .withPropertyValues("vesta.machine-id.value=9")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(IdService.class)
                         .doesNotHaveBean(IdServiceEntityManagerFactoryPostProcessor.class)
@@ -105,8 +106,8 @@ class VestaJpaAutoConfigurationTests {
     static class IntegerIdEntity {
 
         @Bean
-        CountingDataSource dataSource(Environment environment) {
-            return new CountingDataSource(environment.getRequiredProperty("test.jdbc-url"));
+        HikariDataSource dataSource(Environment environment) {
+            return JpaTestSupport.dataSource(environment);
         }
 
         @Bean
@@ -119,12 +120,12 @@ class VestaJpaAutoConfigurationTests {
     static class OwnEntityManagerFactory {
 
         @Bean
-        CountingDataSource dataSource(Environment environment) {
-            return new CountingDataSource(environment.getRequiredProperty("test.jdbc-url"));
+        HikariDataSource dataSource(Environment environment) {
+            return JpaTestSupport.dataSource(environment);
         }
 
         @Bean
-        LocalContainerEntityManagerFactoryBean entityManagerFactory(CountingDataSource dataSource) {
+        LocalContainerEntityManagerFactoryBean entityManagerFactory(HikariDataSource dataSource) {
             LocalContainerEntityManagerFactoryBean factory = new LocalContainerEntityManagerFactoryBean();
             factory.setDataSource(dataSource);
             factory.setJpaVendorAdapter(new HibernateJpaVendorAdapter());

@@ -1,6 +1,5 @@
 package io.vesta.autoconfigure.mybatis;
 
-import io.vesta.EmbeddedIdService;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.fixtures.mybatis.mapper.AnnotatedOrderMapper;
 import org.apache.ibatis.annotations.Mapper;
@@ -9,7 +8,6 @@ import org.mybatis.spring.boot.autoconfigure.MybatisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
 import javax.sql.DataSource;
@@ -18,7 +16,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 
-/** Spring Boot's MyBatis with the Vesta starter on tables of the test's own. */
+/**
+ * Spring Boot's MyBatis with the Vesta starter on tables of the test's own. What the interceptor does to inserts is
+ * {@code vesta-mybatis}'s to test; here, that every {@code SqlSessionFactory} of a context gets it.
+ */
 final class MyBatisTestSupport {
 
     static final long MACHINE = 21;
@@ -43,13 +44,6 @@ final class MyBatisTestSupport {
             }
         }
 
-        void drop(Connection connection) throws SQLException {
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("drop table if exists " + orders);
-                statement.execute("drop table if exists " + codes);
-            }
-        }
-
         String[] properties() {
             return new String[] { "mybatis.configuration-properties.orders=" + orders,
                     "mybatis.configuration-properties.codes=" + codes };
@@ -69,10 +63,6 @@ final class MyBatisTestSupport {
 
     static String h2() {
         return "jdbc:h2:mem:vesta-mybatis-" + UUID.randomUUID();
-    }
-
-    static long issued(ApplicationContext context) {
-        return context.getBean(EmbeddedIdService.class).idsIssued();
     }
 
     @Configuration(proxyBeanMethods = false)

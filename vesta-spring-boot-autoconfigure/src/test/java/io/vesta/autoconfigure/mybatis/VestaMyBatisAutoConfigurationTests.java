@@ -2,14 +2,15 @@ package io.vesta.autoconfigure.mybatis;
 
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
+import io.vesta.VestaId;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
-import io.vesta.autoconfigure.VestaId;
 import io.vesta.autoconfigure.jpa.VestaJpaAutoConfiguration;
 import io.vesta.fixtures.mybatis.CodedOrder;
 import io.vesta.fixtures.mybatis.Order;
 import io.vesta.fixtures.mybatis.mapper.AnnotatedOrderMapper;
 import io.vesta.fixtures.mybatis.mapper.CodedOrderMapper;
 import io.vesta.fixtures.mybatis.mapper.XmlOrderMapper;
+import io.vesta.mybatis.VestaMyBatisInterceptor;
 import org.apache.ibatis.datasource.unpooled.UnpooledDataSource;
 import org.apache.ibatis.mapping.Environment;
 import org.apache.ibatis.plugin.Interceptor;
@@ -106,7 +107,8 @@ class VestaMyBatisAutoConfigurationTests {
      * The real test of "no Hibernate at runtime": {@code @VestaId}, the interceptor and the row class are loaded
      * afresh by a class loader that cannot see Hibernate or JPA at all, and a real MyBatis insert still fills the
      * annotated property. (A FilteredClassLoader alone only hides classes from condition checks; classes already
-     * loaded by the application class loader would still resolve Hibernate.)
+     * loaded by the application class loader would still resolve Hibernate.) {@code @VestaId} refers to no Hibernate
+     * type at all; {@code vesta-mybatis} compiles a project that uses it without Hibernate.
      */
     @Test
     void vestaIdWorksWithMyBatisWhereHibernateCannotBeLoaded() throws Exception {
@@ -114,14 +116,16 @@ class VestaMyBatisAutoConfigurationTests {
                 new FilteredClassLoader("org.hibernate.", "jakarta.persistence.")) {
             @Override
             protected boolean isEligibleForOverriding(String className) {
-                return className.startsWith("io.vesta.autoconfigure.") || className.startsWith("io.vesta.fixtures.");
+                return className.equals(VestaId.class.getName()) || className.startsWith("io.vesta.mybatis.")
+                        || className.startsWith("io.vesta.autoconfigure.") || className.startsWith("io.vesta.fixtures.");
             }
         };
         assertThatExceptionOfType(ClassNotFoundException.class)
                 .isThrownBy(() -> withoutHibernate.loadClass("org.hibernate.annotations.IdGeneratorType"));
         Class<?> isolatedVestaId = withoutHibernate.loadClass(VestaId.class.getName());
         assertThat(isolatedVestaId).isNotSameAs(VestaId.class);
-        assertThat(annotationNames(VestaId.class)).contains("org.hibernate.annotations.IdGeneratorType");
+        assertThat(annotationNames(VestaId.class)).doesNotContain("org.hibernate.annotations.IdGeneratorType")
+                .contains("java.lang.annotation.Retention");
         assertThat(annotationNames(isolatedVestaId)).doesNotContain("org.hibernate.annotations.IdGeneratorType")
                 .contains("java.lang.annotation.Retention");
 

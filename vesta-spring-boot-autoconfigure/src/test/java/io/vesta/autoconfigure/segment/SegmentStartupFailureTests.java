@@ -33,8 +33,8 @@ class SegmentStartupFailureTests {
     void maxStepOutOfRange(CapturedOutput output) {
         assertThat(start(output, "vesta.segment.max-step=0"))
                 .contains("Vesta cannot start: the property 'vesta.segment.max-step' is '0'.")
-                .contains("vesta.segment.max-step=0 is out of range; allowed: [1, 1000000000]")
-                .contains("Set 'vesta.segment.max-step' to [1, 1000000000].");
+                .contains("vesta.segment.max-step=0 is out of range; allowed: a value in [1, 1000000000]")
+                .contains("Set 'vesta.segment.max-step' to a value in [1, 1000000000].");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package io.vesta.autoconfigure.segment;
 
-import io.vesta.autoconfigure.InvalidVestaPropertyException;
+import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentUnavailableException;
@@ -202,20 +202,20 @@ class VestaSegmentAutoConfigurationTests {
     void badValueFailsStartUpNamingTheProperty(String property, String value, String reported, String allowed) {
         enabled().withPropertyValues(property + "=" + value).run(context -> {
             assertThat(context).hasFailed();
-            InvalidVestaPropertyException e = invalidProperty(context.getStartupFailure());
-            assertThat(e.getProperty()).isEqualTo(property);
-            assertThat(String.valueOf(e.getValue())).isEqualTo(reported);
-            assertThat(e.getAllowed()).contains(allowed);
+            InvalidSettingException e = invalidProperty(context.getStartupFailure());
+            assertThat(e.setting()).isEqualTo(property);
+            assertThat(String.valueOf(e.value())).isEqualTo(reported);
+            assertThat(e.allowed()).contains(allowed);
         });
     }
 
-    private static InvalidVestaPropertyException invalidProperty(Throwable failure) {
+    private static InvalidSettingException invalidProperty(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof InvalidVestaPropertyException invalid) {
+            if (t instanceof InvalidSettingException invalid) {
                 return invalid;
             }
         }
-        throw new AssertionError("No InvalidVestaPropertyException in the start-up failure", failure);
+        throw new AssertionError("No InvalidSettingException in the start-up failure", failure);
     }
 
     @Test
@@ -226,8 +226,8 @@ class VestaSegmentAutoConfigurationTests {
                 .withBean(DataSource.class, () -> new ProductNameDataSource("jdbc:h2:mem:" + table, "Apache Derby"))
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    InvalidVestaPropertyException e = invalidProperty(context.getStartupFailure());
-                    assertThat(e.getProperty()).isEqualTo("vesta.segment.initialize-schema");
+                    InvalidSettingException e = invalidProperty(context.getStartupFailure());
+                    assertThat(e.setting()).isEqualTo("vesta.segment.initialize-schema");
                     assertThat(e.getMessage()).contains("No segment table script for database 'Apache Derby'");
                 });
     }

@@ -5,7 +5,7 @@ import io.vesta.autoconfigure.ThisHost;
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
-import io.vesta.autoconfigure.InvalidVestaPropertyException;
+import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
@@ -81,10 +81,10 @@ class VestaServerAutoConfigurationTests {
     void anEmbeddedRangeMachineIdIsRefusedNamingTheServerRange() {
         runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=5").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
-                assertThat(e.getProperty()).isEqualTo("vesta.machine-id.value");
-                assertThat(e.getValue()).isEqualTo(5L);
-                assertThat(e.getAllowed()).isEqualTo("a machine ID in [924, 1023] (vesta.machine-id.server-range, for gen-method rest)");
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                assertThat(e.setting()).isEqualTo("vesta.machine-id.value");
+                assertThat(e.value()).isEqualTo(5L);
+                assertThat(e.allowed()).isEqualTo("a machine ID in [924, 1023] (vesta.machine-id.server-range, for gen-method rest)");
             });
         });
     }
@@ -157,9 +157,9 @@ class VestaServerAutoConfigurationTests {
     void aServerCannotBeAClient() {
         runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.mode=client")
                 .run(context -> assertThat(context.getStartupFailure()).rootCause()
-                        .isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
-                            assertThat(e.getProperty()).isEqualTo("vesta.mode");
-                            assertThat(e).hasMessage("Invalid Vesta configuration: vesta.mode=client cannot be combined with"
+                        .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.mode");
+                            assertThat(e).hasMessage("vesta.mode=client cannot be combined with"
                                     + " vesta.server.enabled=true; allowed: embedded: a central server issues IDs itself");
                         }));
     }
@@ -168,8 +168,8 @@ class VestaServerAutoConfigurationTests {
     void anExplicitEmbeddedGenMethodIsRefusedOnAServer() {
         runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.gen-method=embedded")
                 .run(context -> assertThat(context.getStartupFailure()).rootCause()
-                        .isInstanceOfSatisfying(InvalidVestaPropertyException.class, e -> {
-                            assertThat(e.getProperty()).isEqualTo("vesta.gen-method");
+                        .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.gen-method");
                             assertThat(e).hasMessageContaining("does not apply to a central server");
                         }));
         runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.gen-method=rest")

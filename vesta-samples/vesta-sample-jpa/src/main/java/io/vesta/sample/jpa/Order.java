@@ -1,6 +1,6 @@
 package io.vesta.sample.jpa;
 
-import io.vesta.autoconfigure.VestaId;
+import io.vesta.VestaId;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;

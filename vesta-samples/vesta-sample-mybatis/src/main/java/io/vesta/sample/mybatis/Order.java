@@ -1,6 +1,6 @@
 package io.vesta.sample.mybatis;
 
-import io.vesta.autoconfigure.VestaId;
+import io.vesta.VestaId;
 
 import java.time.Instant;
 

@@ -1,0 +1,32 @@
+package io.vesta;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a property that holds a Vesta ID ({@code Long}, {@code long} or {@code String}, see {@link IdPropertyType}),
+ * filled from an {@link IdService} when the object is inserted. What reads it is the adapter of each framework, in
+ * its own module; the annotation itself refers to no framework, so a project that uses it with MyBatis or Jackson
+ * alone compiles without warnings and without Hibernate on its class path.
+ * <ul>
+ * <li><b>Hibernate/JPA</b> ({@code vesta-hibernate}): {@code @Id @VestaId} or {@code @Id @GeneratedValue @VestaId}
+ * on an identifier; on a package ({@code package-info.java}), every {@code @Id @GeneratedValue} (strategy
+ * {@code AUTO}, no generator name, no generator annotation of its own) of the entities declared in that package. An
+ * ID the caller set before {@code persist} is kept. {@code vesta-hibernate} registers a Hibernate {@code Integrator}
+ * through {@code META-INF/services} that gives these identifiers the Vesta generator when each
+ * {@code SessionFactory} starts, so nothing else needs to be on the entity.</li>
+ * <li><b>MyBatis</b> ({@code vesta-mybatis}): the property of an inserted object that receives the ID when it is
+ * unset (besides the property named by {@code vesta.mybatis.id-property}).</li>
+ * <li><b>Jackson</b> ({@code vesta-jackson}): with its module registered ({@code vesta.jackson.ids-as-strings=true}
+ * in Spring Boot), a {@code Long}/{@code long} property is written as a JSON string and read from a string or a
+ * number.</li>
+ * </ul>
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ ElementType.FIELD, ElementType.METHOD, ElementType.PACKAGE })
+public @interface VestaId {
+}

@@ -1,0 +1,68 @@
+package io.vesta.machine;
+
+import java.util.OptionalLong;
+
+/**
+ * One machine ID for several generators: acquired from the real provider once (a database or ZooKeeper
+ * provider holds one lease, not one per generator), handed to every generator, and released when the last
+ * of them closes. The lease is the real provider's, so every generator stops issuing when it is lost.
+ * A central server runs its REST and central-server generators on one of these.
+ */
+public final class ReferenceCountedMachineIdProvider implements MachineIdProvider {
+
+    private final MachineIdProvider provider;
+    private final int users;
+    private Long machineId;
+    private MachineIdRange range;
+    private int closes;
+
+    /**
+     * @param provider the provider that holds the machine ID; closed when the last user closes
+     * @param users how many generators share it, each of which closes it once
+     */
+    public ReferenceCountedMachineIdProvider(MachineIdProvider provider, int users) {
+        if (users < 1) {
+            throw new IllegalArgumentException("users must be at least 1, was " + users);
+        }
+        this.provider = provider;
+        this.users = users;
+    }
+
+    /**
+     * The real provider's machine ID, acquired on the first call; later calls get the same ID.
+     * @throws IllegalArgumentException when a later call asks for another range than the first
+     */
+    @Override
+    public synchronized long acquire(MachineIdRange range) {
+        if (machineId == null) {
+            machineId = provider.acquire(range);
+            this.range = range;
+        } else if (!range.equals(this.range)) {
+            throw new IllegalArgumentException("a shared machine ID was acquired in range " + this.range + ", not " + range);
+        }
+        return machineId;
+    }
+
+    @Override
+    public String describe() {
+        return provider.describe();
+    }
+
+    @Override
+    public MachineIdLease lease() {
+        return provider.lease();
+    }
+
+    @Override
+    public OptionalLong notBefore() {
+        return provider.notBefore();
+    }
+
+    /** Counts one user out; the last one closes the real provider, which releases the machine ID. */
+    @Override
+    public synchronized void close() {
+        if (++closes == users) {
+            provider.close();
+        }
+    }
+}

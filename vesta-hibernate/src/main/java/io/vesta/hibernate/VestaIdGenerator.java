@@ -1,0 +1,98 @@
+package io.vesta.hibernate;
+
+import io.vesta.IdPropertyType;
+import io.vesta.IdService;
+import io.vesta.VestaId;
+import org.hibernate.MappingException;
+import org.hibernate.engine.config.spi.ConfigurationService;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.generator.AnnotationBasedGenerator;
+import org.hibernate.generator.BeforeExecutionGenerator;
+import org.hibernate.generator.EventType;
+import org.hibernate.generator.EventTypeSets;
+import org.hibernate.generator.GeneratorCreationContext;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Member;
+import java.lang.reflect.Method;
+import java.util.EnumSet;
+
+/**
+ * The Hibernate generator behind {@link VestaId}: a {@code Long}, {@code long} or {@code String} identifier gets
+ * the next ID of the {@link IdService} registered with the {@code SessionFactory} under {@link #ID_SERVICE}.
+ * {@link VestaIdIntegrator} gives it to the identifiers {@code @VestaId} marks.
+ * <p>
+ * The ID is known before the INSERT, so Hibernate batches inserts ({@code hibernate.jdbc.batch_size}), which it
+ * cannot do for {@code IDENTITY} columns. An ID the caller set before {@code persist} is kept: a {@code null}
+ * ({@code 0} for a primitive {@code long}) is what asks for a new one.
+ * <p>
+ * The {@code IdService} is a setting of each {@code SessionFactory}, not static state, so two application contexts
+ * in one JVM each fill IDs from their own. The Vesta Spring Boot starter sets it on every
+ * {@code EntityManagerFactory} of a context with an {@code IdService}; plain Hibernate puts it into its properties
+ * itself: {@code settings.put(VestaIdGenerator.ID_SERVICE, idService)}.
+ */
+public final class VestaIdGenerator implements BeforeExecutionGenerator, AnnotationBasedGenerator<VestaId> {
+
+    /** The Hibernate setting (an {@link IdService} object) that {@code @VestaId} identifiers are filled from. */
+    public static final String ID_SERVICE = "vesta.id-service";
+
+    private IdService idService;
+
+    private IdPropertyType type;
+
+    /**
+     * Creates the generator for one identifier, {@code @VestaId} on a package as well as on a field; Hibernate then
+     * calls {@link #initialize}.
+     */
+    public VestaIdGenerator() {
+    }
+
+    @Override
+    public void initialize(VestaId annotation, Member member, GeneratorCreationContext context) {
+        String attribute = context.getPersistentClass().getEntityName() + "."
+                + (context.getProperty() != null ? context.getProperty().getName() : member.getName());
+        Class<?> memberType = memberType(member, context);
+        this.type = IdPropertyType.of(memberType).orElseThrow(() -> new MappingException("@VestaId on " + attribute
+                + " needs a Long, long or String identifier, but it is "
+                + (memberType == null ? "of an unknown type" : "a " + memberType.getName())));
+        Object idService = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings()
+                .get(ID_SERVICE);
+        if (!(idService instanceof IdService ids)) {
+            throw new MappingException("@VestaId on " + attribute + " needs an IdService, but the Hibernate setting '"
+                    + ID_SERVICE + "' is " + (idService == null ? "not set" : "a " + idService.getClass().getName())
+                    + ". The Vesta starter sets it on every EntityManagerFactory of an application context that has an"
+                    + " IdService bean; with plain Hibernate, put your IdService into the settings under '"
+                    + ID_SERVICE + "'.");
+        }
+        this.idService = ids;
+    }
+
+    @Override
+    public Object generate(SharedSessionContractImplementor session, Object owner, Object currentValue,
+            EventType eventType) {
+        if (!type.isUnset(currentValue)) {
+            return currentValue;
+        }
+        return type.valueOf(idService.genId());
+    }
+
+    @Override
+    public EnumSet<EventType> getEventTypes() {
+        return EventTypeSets.INSERT_ONLY;
+    }
+
+    @Override
+    public boolean allowAssignedIdentifiers() {
+        return true;
+    }
+
+    private static Class<?> memberType(Member member, GeneratorCreationContext context) {
+        if (member instanceof Field field) {
+            return field.getType();
+        }
+        if (member instanceof Method method) {
+            return method.getReturnType();
+        }
+        return context.getType().getReturnedClass();
+    }
+}

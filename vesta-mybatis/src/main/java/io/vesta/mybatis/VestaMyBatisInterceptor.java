@@ -1,0 +1,187 @@
+package io.vesta.mybatis;
+
+import io.vesta.IdPropertyType;
+import io.vesta.IdService;
+import io.vesta.VestaId;
+import org.apache.ibatis.binding.MapperMethod;
+import org.apache.ibatis.executor.Executor;
+import org.apache.ibatis.mapping.MappedStatement;
+import org.apache.ibatis.mapping.SqlCommandType;
+import org.apache.ibatis.plugin.Interceptor;
+import org.apache.ibatis.plugin.Intercepts;
+import org.apache.ibatis.plugin.Invocation;
+import org.apache.ibatis.plugin.Signature;
+import org.apache.ibatis.reflection.MetaObject;
+import org.apache.ibatis.reflection.Reflector;
+import org.apache.ibatis.session.Configuration;
+import org.apache.ibatis.type.SimpleTypeRegistry;
+
+import java.beans.Introspector;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Fills the ID property of the objects an INSERT statement writes, when it is null ({@code 0} for a primitive
+ * {@code long}): the property annotated {@link VestaId @VestaId}, or else the one named {@code idProperty}
+ * ({@code vesta.mybatis.id-property} in Spring Boot) when it is a {@code Long}, {@code long} or {@code String}. Other
+ * statements, and IDs the caller already set, are left alone.
+ * <p>
+ * Plain MyBatis adds it with {@code configuration.addInterceptor(new VestaMyBatisInterceptor(idService, "id"))}.
+ * <p>
+ * The parameter may be one object, a {@code Collection} or array of them (a {@code <foreach>} insert), or the map
+ * MyBatis makes of {@code @Param} arguments, which holds each argument under its name and again under
+ * {@code paramN}: every object gets one ID, however many keys lead to it, and a batch of N objects takes its N IDs
+ * in one reservation. {@code ExecutorType.BATCH} calls {@code Executor.update} once per statement too.
+ */
+@Intercepts(@Signature(type = Executor.class, method = "update", args = { MappedStatement.class, Object.class }))
+public final class VestaMyBatisInterceptor implements Interceptor {
+
+    /** The property that gets an ID by its name when no property is annotated {@code @VestaId}. */
+    public static final String DEFAULT_ID_PROPERTY = "id";
+
+    private static final int MAX_BATCH = 100_000;
+
+    private final IdService idService;
+
+    private final String idProperty;
+
+    private final Map<Class<?>, IdProperty> idProperties = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the interceptor.
+     * @param idService where the IDs come from
+     * @param idProperty the property filled by name in objects that have no {@code @VestaId} property, for example
+     *        {@link #DEFAULT_ID_PROPERTY}; {@code null} or blank: only {@code @VestaId} properties
+     */
+    public VestaMyBatisInterceptor(IdService idService, String idProperty) {
+        this.idService = idService;
+        this.idProperty = idProperty == null ? "" : idProperty.trim();
+    }
+
+    @Override
+    public Object intercept(Invocation invocation) throws Throwable {
+        Object[] args = invocation.getArgs();
+        MappedStatement statement = (MappedStatement) args[0];
+        if (statement.getSqlCommandType() == SqlCommandType.INSERT && args[1] != null) {
+            assignIds(statement.getConfiguration(), args[1]);
+        }
+        return invocation.proceed();
+    }
+
+    /** Gives every object in {@code parameter} whose ID property is unset a new ID. */
+    private void assignIds(Configuration configuration, Object parameter) {
+        List<Target> targets = new ArrayList<>();
+        collect(configuration, parameter, Collections.newSetFromMap(new IdentityHashMap<>()), targets);
+        if (targets.size() == 1) {
+            targets.get(0).set(idService.genId());
+            return;
+        }
+        for (int from = 0; from < targets.size(); from += MAX_BATCH) {
+            int count = Math.min(MAX_BATCH, targets.size() - from);
+            long[] ids = idService.genIds(count);
+            for (int i = 0; i < count; i++) {
+                targets.get(from + i).set(ids[i]);
+            }
+        }
+    }
+
+    private void collect(Configuration configuration, Object value, Set<Object> seen, List<Target> targets) {
+        if (value == null || !seen.add(value)) {
+            return;
+        }
+        if (value instanceof MapperMethod.ParamMap<?>) {
+            for (Object argument : ((Map<?, ?>) value).values()) {
+                collect(configuration, argument, seen, targets);
+            }
+        }
+        else if (value instanceof Iterable<?> iterable) {
+            for (Object element : iterable) {
+                collect(configuration, element, seen, targets);
+            }
+        }
+        else if (value instanceof Object[] array) {
+            for (Object element : array) {
+                collect(configuration, element, seen, targets);
+            }
+        }
+        else if (value instanceof Map<?, ?> row) {
+            // A map written as a row: MyBatis reads #{id} from its key.
+            if (!idProperty.isEmpty() && row.containsKey(idProperty) && row.get(idProperty) == null) {
+                targets.add(new Target(configuration.newMetaObject(value), idProperty, IdPropertyType.LONG));
+            }
+        }
+        else if (!SimpleTypeRegistry.isSimpleType(value.getClass()) && !value.getClass().isArray()) {
+            IdProperty property = idProperties.computeIfAbsent(value.getClass(),
+                    type -> resolve(configuration, type));
+            if (property != IdProperty.NONE) {
+                MetaObject object = configuration.newMetaObject(value);
+                if (property.type().isUnset(object.getValue(property.name()))) {
+                    targets.add(new Target(object, property.name(), property.type()));
+                }
+            }
+        }
+    }
+
+    private IdProperty resolve(Configuration configuration, Class<?> type) {
+        IdProperty annotated = annotatedProperty(type);
+        if (annotated != null) {
+            return annotated;
+        }
+        if (idProperty.isEmpty()) {
+            return IdProperty.NONE;
+        }
+        Reflector reflector = configuration.getReflectorFactory().findForClass(type);
+        if (!reflector.hasGetter(idProperty) || !reflector.hasSetter(idProperty)) {
+            return IdProperty.NONE;
+        }
+        // An id of another type (an Integer key, say) belongs to the database, not to Vesta.
+        return IdPropertyType.of(reflector.getSetterType(idProperty)).map(idType -> new IdProperty(idProperty, idType))
+                .orElse(IdProperty.NONE);
+    }
+
+    private static IdProperty annotatedProperty(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Field field : c.getDeclaredFields()) {
+                if (!Modifier.isStatic(field.getModifiers()) && field.isAnnotationPresent(VestaId.class)) {
+                    return annotated(type, field.getName(), field.getType());
+                }
+            }
+        }
+        for (Method method : type.getMethods()) {
+            if (method.isAnnotationPresent(VestaId.class)) {
+                String name = method.getName();
+                if (name.startsWith("set") && method.getParameterCount() == 1) {
+                    return annotated(type, Introspector.decapitalize(name.substring(3)), method.getParameterTypes()[0]);
+                }
+                if (name.startsWith("get") && method.getParameterCount() == 0) {
+                    return annotated(type, Introspector.decapitalize(name.substring(3)), method.getReturnType());
+                }
+            }
+        }
+        return null;
+    }
+
+    private static IdProperty annotated(Class<?> owner, String name, Class<?> type) {
+        IdPropertyType idType = IdPropertyType.of(type).orElseThrow(() -> new IllegalStateException("@VestaId on "
+                + owner.getName() + "." + name + " needs a Long, long or String property, but it is a " + type.getName()));
+        return new IdProperty(name, idType);
+    }
+
+    private record IdProperty(String name, IdPropertyType type) {
+        static final IdProperty NONE = new IdProperty("", IdPropertyType.LONG);
+    }
+
+    private record Target(MetaObject object, String property, IdPropertyType type) {
+        void set(long id) {
+            object.setValue(property, type.valueOf(id));
+        }
+    }
+}

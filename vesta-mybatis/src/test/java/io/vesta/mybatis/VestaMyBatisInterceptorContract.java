@@ -1,0 +1,144 @@
+package io.vesta.mybatis;
+
+import io.vesta.mybatis.fixtures.CodedOrder;
+import io.vesta.mybatis.fixtures.Order;
+import io.vesta.mybatis.fixtures.mapper.AnnotatedOrderMapper;
+import io.vesta.mybatis.fixtures.mapper.XmlOrderMapper;
+import org.apache.ibatis.session.ExecutorType;
+import org.apache.ibatis.session.SqlSession;
+import org.junit.jupiter.api.Test;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import static io.vesta.mybatis.TestSqlSessionFactory.MACHINE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the interceptor does to real MyBatis inserts, run against each database. */
+abstract class VestaMyBatisInterceptorContract {
+
+    final TestSqlSessionFactory.Tables tables = TestSqlSessionFactory.Tables.random();
+
+    /** The JDBC URL of this test's database. */
+    abstract String url();
+
+    private TestSqlSessionFactory start() throws SQLException {
+        return new TestSqlSessionFactory(url(), tables);
+    }
+
+    @Test
+    void anInsertThroughAnXmlMapperGetsAnIdFromThisNode() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order order = new Order("xml");
+            mybatis.withMapper(XmlOrderMapper.class, mapper -> mapper.insert(order));
+            assertThat(mybatis.ids.expId(order.getId()).machine()).isEqualTo(MACHINE);
+            assertThat(mybatis.itemOf(order.getId())).isEqualTo("xml");
+        }
+    }
+
+    @Test
+    void anInsertThroughAnAnnotationMapperGetsAnIdAndAVestaIdStringPropertyToo() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order order = new Order("annotation");
+            CodedOrder coded = new CodedOrder("coded");
+            mybatis.withMapper(AnnotatedOrderMapper.class, mapper -> mapper.insert(order) + mapper.insertCoded(coded));
+            assertThat(mybatis.ids.expId(order.getId()).machine()).isEqualTo(MACHINE);
+            assertThat(mybatis.ids.expId(Long.parseLong(coded.getCode())).machine()).isEqualTo(MACHINE);
+            assertThat(mybatis.itemOf(order.getId()))
+                    .isEqualTo("annotation");
+            assertThat(mybatis.itemOfCode(coded.getCode()))
+                    .isEqualTo("coded");
+        }
+    }
+
+    @Test
+    void aForeachInsertOfAListGivesEveryRowItsOwnId() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            List<Order> orders = IntStream.range(0, 25).mapToObj(i -> new Order("row-" + i)).toList();
+            long before = mybatis.issued();
+            assertThat(mybatis.<XmlOrderMapper, Integer>withMapper(XmlOrderMapper.class, mapper -> mapper.insertAll(orders))).isEqualTo(25);
+
+            assertThat(mybatis.issued() - before).isEqualTo(25);
+            assertThat(orders).extracting(Order::getId).doesNotContainNull().doesNotHaveDuplicates().isSorted();
+            assertThat(mybatis.count()).isEqualTo(25);
+            orders.forEach(order -> assertThat(mybatis.itemOf(order.getId())).isEqualTo(order.getItem()));
+        }
+    }
+
+    @Test
+    void anArrayThatMyBatisFilesUnderTwoNamesGivesEachRowOneId() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order[] orders = { new Order("a"), new Order("b"), new Order("c") };
+            long before = mybatis.issued();
+            mybatis.withMapper(AnnotatedOrderMapper.class, mapper -> mapper.insertArray(orders));
+            assertThat(mybatis.issued() - before).isEqualTo(3);
+            assertThat(orders).extracting(Order::getId).doesNotContainNull().doesNotHaveDuplicates();
+            assertThat(mybatis.count()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aParamMapThatHoldsTheObjectUnderSeveralKeysGivesItOneId() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order order = new Order("tenant's");
+            long before = mybatis.issued();
+            mybatis.withMapper(AnnotatedOrderMapper.class, mapper -> mapper.insertFor(order, "tenant-1"));
+            assertThat(mybatis.issued() - before).isEqualTo(1);
+            assertThat(mybatis.itemOf(order.getId()))
+                    .isEqualTo("tenant's");
+        }
+    }
+
+    @Test
+    void idsTheCallerSetAreKept() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            long repaired = mybatis.ids.makeId(1_000, 1);
+            Order preset = new Order(repaired, "preset");
+            List<Order> mixed = List.of(new Order(repaired + 1, "preset in batch"), new Order("new in batch"));
+            long before = mybatis.issued();
+            mybatis.withMapper(XmlOrderMapper.class, mapper -> mapper.insert(preset) + mapper.insertAll(mixed));
+
+            assertThat(mybatis.issued() - before).isEqualTo(1);
+            assertThat(preset.getId()).isEqualTo(repaired);
+            assertThat(mixed.get(0).getId()).isEqualTo(repaired + 1);
+            assertThat(mixed.get(1).getId()).isNotNull().isNotIn(repaired, repaired + 1);
+            assertThat(mybatis.itemOf(repaired))
+                    .isEqualTo("preset");
+        }
+    }
+
+    @Test
+    void statementsOtherThanInsertAreLeftAlone() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order order = new Order("never inserted");
+            long before = mybatis.issued();
+            mybatis.withMapper(AnnotatedOrderMapper.class, mapper -> mapper.rename(order));
+            mybatis.withMapper(XmlOrderMapper.class, mapper -> mapper.deleteByItem(order));
+            assertThat(order.getId()).isNull();
+            assertThat(mybatis.issued()).isEqualTo(before);
+        }
+    }
+
+    @Test
+    void theBatchExecutorFillsTheObjectOfEveryQueuedInsert() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            List<Order> orders = new ArrayList<>();
+            try (SqlSession session = mybatis.factory.openSession(ExecutorType.BATCH)) {
+                XmlOrderMapper mapper = session.getMapper(XmlOrderMapper.class);
+                for (int i = 0; i < 10; i++) {
+                    Order order = new Order("batched-" + i);
+                    mapper.insert(order);
+                    orders.add(order);
+                    assertThat(order.getId()).as("set when queued, before the batch is sent").isNotNull();
+                }
+                session.flushStatements();
+                session.commit();
+            }
+            assertThat(orders).extracting(Order::getId).doesNotHaveDuplicates();
+            assertThat(mybatis.count()).isEqualTo(10);
+            orders.forEach(order -> assertThat(mybatis.itemOf(order.getId())).isEqualTo(order.getItem()));
+        }
+    }
+}

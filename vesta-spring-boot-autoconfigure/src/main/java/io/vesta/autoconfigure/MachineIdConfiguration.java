@@ -1,0 +1,282 @@
+package io.vesta.autoconfigure;
+
+import io.vesta.GenMethod;
+import io.vesta.IdService;
+import io.vesta.InvalidSettingException;
+import io.vesta.machine.IpListMachineIdProvider;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.PropertyMachineIdProvider;
+import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
+import io.vesta.time.TimeSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ConfigurationCondition;
+import org.springframework.core.env.Environment;
+
+import javax.sql.DataSource;
+import java.util.Locale;
+
+/**
+ * The node's {@link MachineIdProvider} from {@code vesta.machine-id.*}: one nested configuration per strategy,
+ * each on its own conditions, as Boot's {@code DataSourceConfiguration} has one per connection pool. Imported by
+ * {@link VestaAutoConfiguration} when this node needs a machine ID ({@link Needed}), so that one provider serves an
+ * embedded node, a central server and a client's embedded fallback alike. A provider of the application's own
+ * wins. The db and zookeeper strategies are read only when their module is on the classpath; without it the
+ * strategy fails start-up naming what to add.
+ */
+abstract class MachineIdConfiguration {
+
+    private static final String STRATEGY = "vesta.machine-id.strategy";
+    private static final String DB_PROVIDER = "io.vesta.machine.db.DbMachineIdProvider";
+    private static final String ZOOKEEPER_PROVIDER = "io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider";
+    private static final String CURATOR = "org.apache.curator.framework.CuratorFramework";
+
+    private MachineIdConfiguration() {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "property", matchIfMissing = true)
+    static class Property {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<MachineIdGenMethod> genMethod) {
+            GenMethod of = genMethod(properties, genMethod);
+            MachineIdRange range = EmbeddedIdServiceFactory.range(properties, of);
+            Long value = properties.getMachineId().getValue();
+            if (value == null) {
+                throw new InvalidSettingException("vesta.machine-id.value", null, rangeText(of, range),
+                        "is required when vesta.machine-id.strategy is property");
+            }
+            if (!range.contains(value)) {
+                throw new InvalidSettingException("vesta.machine-id.value", value, rangeText(of, range),
+                        "is outside the machine-ID range of gen-method " + text(of));
+            }
+            return new PropertyMachineIdProvider(value, "vesta.machine-id.value");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "ip-list")
+    static class IpList {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<MachineIdGenMethod> genMethod) {
+            GenMethod of = genMethod(properties, genMethod);
+            MachineIdRange range = EmbeddedIdServiceFactory.range(properties, of);
+            var ipList = properties.getMachineId().getIpList();
+            if (ipList.isEmpty()) {
+                throw new InvalidSettingException("vesta.machine-id.ip-list", null,
+                        "a comma-separated list of the IP addresses of every node, at most " + range.size() + " entries",
+                        "is required when vesta.machine-id.strategy is ip-list");
+            }
+            if (ipList.size() > range.size()) {
+                throw new InvalidSettingException("vesta.machine-id.ip-list", String.join(",", ipList),
+                        "at most " + range.size() + " addresses (" + rangeText(of, range) + ")",
+                        "lists " + ipList.size() + " addresses");
+            }
+            try {
+                return new IpListMachineIdProvider(ipList, IpListMachineIdProvider::localAddresses, "vesta.machine-id.ip-list");
+            } catch (IllegalArgumentException e) {
+                InvalidSettingException invalid = new InvalidSettingException("vesta.machine-id.ip-list",
+                        String.join(",", ipList), "IPv4 or IPv6 literals, each listed once", "is malformed: " + e.getMessage());
+                invalid.initCause(e);
+                throw invalid;
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = DB_PROVIDER)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "db")
+    static class Db {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<DataSource> dataSource,
+                ObjectProvider<TimeSource> timeSource, Environment environment) {
+            DataSource applicationDataSource = dataSource.getIfUnique();
+            if (applicationDataSource == null) {
+                throw new InvalidSettingException(STRATEGY, "db",
+                        "db together with a DataSource (spring.datasource.*, or a DataSource bean of your own), or another strategy",
+                        "needs a DataSource and the application has none");
+            }
+            VestaProperties.Db db = properties.getMachineId().getDb();
+            try {
+                return DbMachineIdProvider.builder(applicationDataSource)
+                        .settingPrefix("vesta.machine-id.db.")
+                        .table(db.getTable())
+                        .owner(db.getOwner() != null ? db.getOwner()
+                                : ownerAtPort(DbMachineIdProvider.defaultOwner(), environment))
+                        .lease(db.getLease())
+                        .heartbeat(db.getHeartbeat())
+                        .initializeSchema(db.isInitializeSchema())
+                        .timeSource(timeSource.getIfUnique(TimeSource::system))
+                        .build();
+            } catch (IllegalArgumentException e) {
+                throw named("vesta.machine-id.db", e);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { ZOOKEEPER_PROVIDER, CURATOR })
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "zookeeper")
+    static class ZooKeeper {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
+                Environment environment) {
+            VestaProperties.ZooKeeper zookeeper = properties.getMachineId().getZookeeper();
+            if (zookeeper.getConnectString() == null || zookeeper.getConnectString().isBlank()) {
+                throw new InvalidSettingException("vesta.machine-id.zookeeper.connect-string", zookeeper.getConnectString(),
+                        "a ZooKeeper connect string such as zk1:2181,zk2:2181,zk3:2181",
+                        "is required when vesta.machine-id.strategy is zookeeper");
+            }
+            try {
+                ZooKeeperMachineIdProvider.Builder builder = ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString())
+                        .settingPrefix("vesta.machine-id.zookeeper.")
+                        .namespace(zookeeper.getNamespace())
+                        .owner(zookeeper.getOwner() != null ? zookeeper.getOwner()
+                                : ownerAtPort(ZooKeeperMachineIdProvider.defaultOwner(), environment))
+                        .reportInterval(zookeeper.getReportInterval())
+                        .maxClockDifference(zookeeper.getMaxClockDifference())
+                        .reclaimAfter(zookeeper.getReclaimAfter())
+                        .connectionTimeout(zookeeper.getConnectionTimeout())
+                        .timeSource(timeSource.getIfUnique(TimeSource::system));
+                if (zookeeper.getLease() != null) {
+                    builder.lease(zookeeper.getLease());
+                }
+                if (zookeeper.getCacheFile() != null) {
+                    builder.cacheFile(zookeeper.getCacheFile());
+                }
+                return builder.build();
+            } catch (IllegalArgumentException e) {
+                throw named("vesta.machine-id.zookeeper", e);
+            }
+        }
+    }
+
+    /** The db strategy without io.vesta:vesta-jdbc: a start-up failure that says what to add. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(DbModuleMissing.class)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "db")
+    static class DbWithoutModule {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider() {
+            throw new InvalidSettingException(STRATEGY, "db", "db with io.vesta:vesta-jdbc on the classpath, or another strategy",
+                    "needs io.vesta:vesta-jdbc, and it is not on the classpath");
+        }
+    }
+
+    /** The zookeeper strategy without io.vesta:vesta-zookeeper or Curator: a start-up failure that says what to add. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(ZooKeeperModuleMissing.class)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "zookeeper")
+    static class ZooKeeperWithoutModule {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider() {
+            throw new InvalidSettingException(STRATEGY, "zookeeper",
+                    "zookeeper with io.vesta:vesta-zookeeper on the classpath, or another strategy",
+                    "needs io.vesta:vesta-zookeeper (which brings Apache Curator), and it is not on the classpath");
+        }
+    }
+
+    /**
+     * When this node issues IDs under a machine ID of its own: an embedded node without an {@link IdService} of
+     * the application's own, a central server (which registers a {@link MachineIdGenMethod}), and a client whose
+     * fallback is embedded. A client without that fallback takes every ID from the servers and needs none.
+     */
+    static final class Needed extends AnyNestedCondition {
+
+        Needed() {
+            super(ConfigurationCondition.ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnProperty(name = "vesta.mode", havingValue = "embedded", matchIfMissing = true)
+        @ConditionalOnMissingBean(IdService.class)
+        static final class EmbeddedNode {
+        }
+
+        @ConditionalOnBean(MachineIdGenMethod.class)
+        static final class CentralServer {
+        }
+
+        @ConditionalOnProperty(name = "vesta.mode", havingValue = "client")
+        @ConditionalOnProperty(name = "vesta.client.fallback", havingValue = "embedded")
+        static final class ClientWithEmbeddedFallback {
+        }
+    }
+
+    static final class DbModuleMissing extends NoneNestedConditions {
+
+        DbModuleMissing() {
+            super(ConfigurationCondition.ConfigurationPhase.PARSE_CONFIGURATION);
+        }
+
+        @ConditionalOnClass(name = DB_PROVIDER)
+        static final class DbModule {
+        }
+    }
+
+    static final class ZooKeeperModuleMissing extends NoneNestedConditions {
+
+        ZooKeeperModuleMissing() {
+            super(ConfigurationCondition.ConfigurationPhase.PARSE_CONFIGURATION);
+        }
+
+        @ConditionalOnClass(name = { ZOOKEEPER_PROVIDER, CURATOR })
+        static final class ZooKeeperModule {
+        }
+    }
+
+    private static GenMethod genMethod(VestaProperties properties, ObjectProvider<MachineIdGenMethod> genMethod) {
+        MachineIdGenMethod server = genMethod.getIfAvailable();
+        return server != null ? server.genMethod() : properties.getGenMethod();
+    }
+
+    private static String rangeText(GenMethod genMethod, MachineIdRange range) {
+        return "a machine ID in [" + range.min() + ", " + range.max() + "] (" + EmbeddedIdServiceFactory.rangeProperty(genMethod)
+                + ", for gen-method " + text(genMethod) + ")";
+    }
+
+    private static String text(GenMethod genMethod) {
+        return genMethod.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * {@code host:port} in place of the builder's {@code host:pid} when the application has a fixed port, so that a
+     * restarted node finds its own lease again.
+     */
+    private static String ownerAtPort(String hostAndPid, Environment environment) {
+        String port = environment.getProperty("server.port");
+        if (port == null || port.isBlank() || "0".equals(port.trim()) || port.trim().startsWith("-")) {
+            return hostAndPid;
+        }
+        return hostAndPid.substring(0, hostAndPid.lastIndexOf(':') + 1) + port.trim();
+    }
+
+    /**
+     * What a lease builder refused, under its prefix. The builders are moving to {@link InvalidSettingException}
+     * with the setting's full name (issue 11), which passes through; until then their message names the setting.
+     */
+    private static InvalidSettingException named(String prefix, IllegalArgumentException e) {
+        return e instanceof InvalidSettingException invalid ? invalid : new InvalidVestaPropertyException(prefix, e);
+    }
+}

@@ -1,0 +1,198 @@
+package io.vesta.autoconfigure;
+
+import io.vesta.EmbeddedIdService;
+import io.vesta.GenMethod;
+import io.vesta.IdService;
+import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.actuate.VestaHealthContributorAutoConfiguration;
+import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
+import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import javax.sql.DataSource;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code vesta.machine-id.strategy}: each strategy's configuration, back-off and failure reports. */
+class MachineIdConfigurationTests {
+
+    private final String table = "vesta_machine_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
+                    VestaHealthContributorAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + table + ";DB_CLOSE_DELAY=-1");
+
+    @Test
+    void dbStrategyLeasesTheLowestFreeIdAndReleasesItWhenTheContextCloses() {
+        String[] properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.initialize-schema=true", "vesta.machine-id.db.owner=node-a",
+                "vesta.machine-id.embedded-range.min=40" };
+        runner.withPropertyValues(properties).run(context -> {
+            EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+            assertThat(service.machineId()).isEqualTo(40);
+            assertThat(service.expId(service.genId()).machine()).isEqualTo(40);
+            assertThat(service.machineIdSource()).contains(table).contains("node-a");
+            assertThat(context.getBean(VestaHealthIndicator.class).health().getDetails()).containsKey("leaseHeldUntil");
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            assertThat(jdbc.queryForObject("select owner from " + table + " where machine_id = 40", String.class))
+                    .isEqualTo("node-a");
+
+            runner.withPropertyValues(properties).withPropertyValues("vesta.machine-id.db.owner=node-b").run(other ->
+                    assertThat(other.getBean(EmbeddedIdService.class).machineId()).isEqualTo(41));
+        });
+    }
+
+    @Test
+    void healthGoesDownWhenTheLeaseIsLost() {
+        runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.initialize-schema=true").run(context -> {
+                    context.getBean(MachineIdProvider.class).lease().revoke("the row was taken over by node-z");
+                    assertThat(context.getBean(VestaHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
+                    assertThat((String) context.getBean(VestaHealthIndicator.class).health().getDetails().get("reason"))
+                            .contains("the row was taken over by node-z");
+                });
+    }
+
+    @Test
+    void dbStrategyWithoutADataSourceSaysSo() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                            .contains("the property 'vesta.machine-id.strategy' is 'db'")
+                            .contains("needs a DataSource and the application has none");
+                });
+    }
+
+    @Test
+    void badLeaseSettingsAreReportedUnderTheirProperty() {
+        runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.lease=10s", "vesta.machine-id.db.heartbeat=5s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                            .contains("vesta.machine-id.db.heartbeat=5000ms is out of range; allowed: a duration in"
+                                    + " [10ms, 3333ms] (at most a third of vesta.machine-id.db.lease 10000ms)");
+                });
+    }
+
+    @Test
+    void zookeeperStrategyTakesItsIdFromASequentialNode(@TempDir Path dir) throws Exception {
+        try (TestingServer zookeeper = new TestingServer()) {
+            runner.withPropertyValues("vesta.machine-id.strategy=zookeeper",
+                    "vesta.machine-id.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                    "vesta.machine-id.zookeeper.namespace=" + table, "vesta.machine-id.zookeeper.owner=127.0.0.1:8080",
+                    "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
+                    "vesta.gen-method=rest").run(context -> {
+                        EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                        assertThat(service.machineId()).isEqualTo(924);
+                        assertThat(service.expId(service.genId()).machine()).isEqualTo(924);
+                        assertThat(((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class))
+                                .leaseDuration()).isEqualTo(Duration.ofSeconds(30));
+                    });
+            // Without a lease of its own, a short reclaim-after gets half of it, as the engine's default says.
+            runner.withPropertyValues("vesta.machine-id.strategy=zookeeper",
+                    "vesta.machine-id.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                    "vesta.machine-id.zookeeper.namespace=" + table + "-short", "vesta.machine-id.zookeeper.owner=127.0.0.1:8081",
+                    "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id-short"),
+                    "vesta.machine-id.zookeeper.reclaim-after=40s").run(context -> assertThat(
+                            ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class))
+                                    .leaseDuration()).isEqualTo(Duration.ofSeconds(20)));
+        }
+    }
+
+    @Test
+    void zookeeperStrategyWithoutCuratorSaysWhatToAdd() {
+        runner.withClassLoader(new FilteredClassLoader("org.apache.curator"))
+                .withPropertyValues("vesta.machine-id.strategy=zookeeper", "vesta.machine-id.zookeeper.connect-string=127.0.0.1:1")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                            .contains("zookeeper with io.vesta:vesta-zookeeper on the classpath");
+                });
+    }
+
+    @Test
+    void zookeeperStrategyNeedsAConnectString() {
+        runner.withPropertyValues("vesta.machine-id.strategy=zookeeper").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    .contains("vesta.machine-id.zookeeper.connect-string=(unset) is required when vesta.machine-id.strategy is zookeeper");
+        });
+    }
+
+    @Test
+    void anIdServiceOfTheUsersOwnNeedsNoDatabase() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.machine-id.strategy=db")
+                .withBean(IdService.class, () -> EmbeddedIdService.builder().machineId(3).build())
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MachineIdProvider.class));
+    }
+    @Test
+    void dbStrategyOwnsItsLeaseAsHostAndPortWhenThePortIsFixed() {
+        String[] properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
+                "vesta.machine-id.db.initialize-schema=true" };
+        String hostAndPid = DbMachineIdProvider.defaultOwner();
+        String host = hostAndPid.substring(0, hostAndPid.lastIndexOf(':') + 1);
+        runner.withPropertyValues(properties).withPropertyValues("server.port=8123")
+                .run(context -> assertThat(leaseOwner(context)).isEqualTo(host + "8123"));
+        runner.withPropertyValues(properties).withPropertyValues("server.port=0")
+                .run(context -> assertThat(leaseOwner(context)).as("a random port says nothing about the node: the pid does")
+                        .isEqualTo(hostAndPid));
+    }
+
+    private String leaseOwner(ApplicationContext context) {
+        long machineId = context.getBean(EmbeddedIdService.class).machineId();
+        return new JdbcTemplate(context.getBean(DataSource.class))
+                .queryForObject("select owner from " + table + " where machine_id = " + machineId, String.class);
+    }
+
+    @Test
+    void dbStrategyWithoutVestaJdbcSaysWhatToAdd() {
+        runner.withClassLoader(new FilteredClassLoader("io.vesta.machine.db"))
+                .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                            .contains("db with io.vesta:vesta-jdbc on the classpath");
+                });
+    }
+
+    @Test
+    void aMachineIdGenMethodBeanSetsTheRangeTheProviderChecks() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withBean(MachineIdGenMethod.class, () -> new MachineIdGenMethod(GenMethod.REST))
+                .withBean(IdService.class, () -> EmbeddedIdService.builder().machineId(3).build())
+                .withPropertyValues("vesta.machine-id.value=5").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
+                            e -> assertThat(e.allowed()).isEqualTo(
+                                    "a machine ID in [924, 1023] (vesta.machine-id.server-range, for gen-method rest)"));
+                });
+    }
+
+    @Test
+    void aClientWithoutAnEmbeddedFallbackNeedsNoMachineId() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.mode=client", "vesta.client.fallback=none")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MachineIdProvider.class));
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withPropertyValues("vesta.mode=client", "vesta.client.fallback=embedded", "vesta.machine-id.value=7")
+                .run(context -> assertThat(context.getBean(MachineIdProvider.class).acquire(
+                        MachineIdRange.EMBEDDED)).isEqualTo(7));
+    }
+}
