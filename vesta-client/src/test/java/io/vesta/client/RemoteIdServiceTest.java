@@ -4,6 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.Id;
 import io.vesta.IdType;
+import io.vesta.InvalidSettingException;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdRange;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,14 +58,6 @@ class RemoteIdServiceTest {
                 .timeout(Duration.ofMillis(500));
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
-            Thread.sleep(5);
-        }
-    }
-
     @Test
     void genIdHandsOutPrefetchedBatchesOneRequestEach() throws Exception {
         FakeServer server = server(930);
@@ -90,7 +82,7 @@ class RemoteIdServiceTest {
     void theNextBatchIsFetchedInTheBackgroundWhenTheThresholdIsLeft() throws Exception {
         FakeServer server = server(930);
         RemoteIdService client = client(to(server.uri()).prefetch(100).refillThreshold(0.5));
-        await(() -> client.batchesFetched() == 1);
+        Await.until(() -> client.batchesFetched() == 1);
 
         for (int i = 0; i < 50; i++) {
             client.genId();
@@ -99,7 +91,7 @@ class RemoteIdServiceTest {
         assertThat(server.requests.get()).as("half of the batch is still unused").isEqualTo(1);
 
         client.genId();
-        await(() -> client.batchesFetched() == 2);
+        Await.until(() -> client.batchesFetched() == 2);
         assertThat(server.requests.get()).isEqualTo(2);
     }
 
@@ -197,21 +189,27 @@ class RemoteIdServiceTest {
     }
 
     /**
-     * An HTTP client of the user's (the builder's {@code httpClient} seam) whose first sends throw an Error, as a
-     * LinkageError or an AssertionError in an interceptor would.
+     * An HTTP client of the user's (the builder's {@code httpClient} seam) whose sends of some requests throw an
+     * Error, as a LinkageError or an AssertionError in an interceptor would.
      */
-    private static final class ErrorOnFirstSends extends java.net.http.HttpClient {
+    private static final class ErrorOnSends extends java.net.http.HttpClient {
 
         private final java.net.http.HttpClient delegate = java.net.http.HttpClient.newBuilder()
                 .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
-        private final java.util.concurrent.atomic.AtomicInteger failuresLeft;
+        private final java.util.function.Predicate<java.net.http.HttpRequest> fails;
 
-        ErrorOnFirstSends(int failures) {
-            this.failuresLeft = new java.util.concurrent.atomic.AtomicInteger(failures);
+        ErrorOnSends(java.util.function.Predicate<java.net.http.HttpRequest> fails) {
+            this.fails = fails;
         }
 
-        private void maybeFail() {
-            if (failuresLeft.getAndDecrement() > 0) {
+        /** The first {@code count} sends fail. */
+        static ErrorOnSends first(int count) {
+            java.util.concurrent.atomic.AtomicInteger failuresLeft = new java.util.concurrent.atomic.AtomicInteger(count);
+            return new ErrorOnSends(request -> failuresLeft.getAndDecrement() > 0);
+        }
+
+        private void maybeFail(java.net.http.HttpRequest request) {
+            if (fails.test(request)) {
                 throw new LinkageError("simulated: a class of the HTTP stack failed to load");
             }
         }
@@ -219,14 +217,14 @@ class RemoteIdServiceTest {
         @Override
         public <T> java.net.http.HttpResponse<T> send(java.net.http.HttpRequest request,
                 java.net.http.HttpResponse.BodyHandler<T> handler) throws IOException, InterruptedException {
-            maybeFail();
+            maybeFail(request);
             return delegate.send(request, handler);
         }
 
         @Override
         public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(
                 java.net.http.HttpRequest request, java.net.http.HttpResponse.BodyHandler<T> handler) {
-            maybeFail();
+            maybeFail(request);
             return delegate.sendAsync(request, handler);
         }
 
@@ -234,7 +232,7 @@ class RemoteIdServiceTest {
         public <T> java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(
                 java.net.http.HttpRequest request, java.net.http.HttpResponse.BodyHandler<T> handler,
                 java.net.http.HttpResponse.PushPromiseHandler<T> push) {
-            maybeFail();
+            maybeFail(request);
             return delegate.sendAsync(request, handler, push);
         }
 
@@ -289,7 +287,7 @@ class RemoteIdServiceTest {
         FakeServer server = server(930);
         EmbeddedIdService local = EmbeddedIdService.builder().machineId(7).build();
         RemoteIdService client = client(to(server.uri()).prefetch(10).backoff(Duration.ofMillis(20), Duration.ofMillis(40))
-                .httpClient(new ErrorOnFirstSends(1)).fallback(local));
+                .httpClient(ErrorOnSends.first(1)).fallback(local));
 
         // The first round fails with the Error: the caller gets a fallback ID at once, not after the timeout.
         long started = System.nanoTime();
@@ -298,8 +296,19 @@ class RemoteIdServiceTest {
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(400));
 
         // And the client fetches again once the server's backoff ends.
-        await(() -> client.batchesFetched() > 0);
+        Await.until(() -> client.batchesFetched() > 0);
         assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
+    }
+
+    @Test
+    void anErrorInACallersOwnFetchCountsAsThatServersFailure() throws Exception {
+        FakeServer server = server(930);
+        RemoteIdService client = client(to(server.uri()).prefetch(10)
+                .httpClient(new ErrorOnSends(request -> request.uri().getQuery().equals("count=5000"))));
+        client.genId();
+
+        assertThatThrownBy(() -> client.genIds(5000)).isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining(server.uri() + " failed: failed unexpectedly: java.lang.LinkageError: simulated");
     }
 
     @Test
@@ -317,7 +326,7 @@ class RemoteIdServiceTest {
         assertThat(client.fallbackIds()).isEqualTo(100);
 
         server.behaviour = FakeServer.Behaviour.SERVE;
-        await(() -> client.batchesFetched() > 0);
+        Await.until(() -> client.batchesFetched() > 0);
         assertThat(client.expId(client.genId()).machine()).isEqualTo(930);
         assertThat(client.fallbackIds()).isEqualTo(100);
     }
@@ -426,25 +435,57 @@ class RemoteIdServiceTest {
                 .withMessage("seq must be in [0, 1023], was 1024");
     }
 
+    private static void assertInvalid(RemoteIdService.Builder builder, String setting, Object value, String allowed) {
+        assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+            assertThat(e.setting()).isEqualTo(setting);
+            assertThat(e.value()).isEqualTo(value);
+            assertThat(e.allowed()).isEqualTo(allowed);
+        });
+    }
+
     @Test
     void everySettingIsChecked() throws Exception {
         URI ok = FakeServer.refusing();
-        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().build())
-                .withMessage("servers must list at least one base URL, such as http://10.0.0.1:8080, was empty");
-        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().servers("ftp://host").build())
-                .withMessageStartingWith("servers entry 'ftp://host' must be an http or https base URL");
-        assertThatIllegalArgumentException().isThrownBy(() -> RemoteIdService.builder().servers(ok.toString(), ok.toString()).build())
-                .withMessage("servers lists " + ok + " twice; each server must appear once");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).prefetch(100_001).build())
-                .withMessage("prefetch must be in [1, 100000], was 100001");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).refillThreshold(1.5).build())
-                .withMessage("refillThreshold must be in [0, 1], was 1.5");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).timeout(Duration.ZERO).build())
-                .withMessage("timeout must be in [1ms, 600000ms], was 0ms");
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
-                .withMessage("maxBackoff must be in [2000ms, 3600000ms], was 1000ms");
+        String servers = "a comma-separated list of the base URLs of the central servers, such as"
+                + " http://10.0.0.1:8080,http://10.0.0.2:8080";
+        assertInvalid(RemoteIdService.builder(), "servers", null, servers);
+        assertInvalid(RemoteIdService.builder().servers("ftp://host"), "servers", "ftp://host", servers);
+        assertThatThrownBy(() -> RemoteIdService.builder().servers("ftp://host").build())
+                .hasMessageContaining("has an entry that is not an http or https base URL with a host and no query: 'ftp://host'");
+        assertInvalid(RemoteIdService.builder().servers(ok.toString(), ok.toString()), "servers", ok + "," + ok,
+                servers + ", each listed once");
+        assertThatThrownBy(() -> RemoteIdService.builder().servers(ok.toString(), ok.toString()).build())
+                .hasMessageContaining("lists " + ok + " twice");
+        assertInvalid(to(ok).prefetch(100_001), "prefetch", 100_001L, "a value in [1, 100000]");
+        assertInvalid(to(ok).refillThreshold(1.5), "refill-threshold", 1.5, "a share in [0, 1]");
+        assertInvalid(to(ok).timeout(Duration.ZERO), "timeout", "0ms", "a duration in [1ms, 600000ms]");
+        assertInvalid(to(ok).backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)), "backoff.max", "1000ms",
+                "a duration in [2000ms, 3600000ms]");
         EmbeddedIdService serverLike = EmbeddedIdService.builder().genMethod(GenMethod.CENTRAL_SERVER).machineId(999).build();
-        assertThatIllegalArgumentException().isThrownBy(() -> to(ok).fallback(serverLike).build())
-                .withMessageStartingWith("fallback must issue genMethod 0 (embedded) IDs, was CENTRAL_SERVER");
+        assertInvalid(to(ok).fallback(serverLike), "fallback", "a generator of genMethod CENTRAL_SERVER",
+                "a generator of genMethod 0 (embedded) and type MAX_PEAK");
+    }
+
+    @Test
+    void settingsAreNamedUnderTheCallersPrefixes() throws Exception {
+        URI ok = FakeServer.refusing();
+        assertInvalid(RemoteIdService.builder().settingPrefix("vesta.client."), "vesta.client.servers", null,
+                "a comma-separated list of the base URLs of the central servers, such as"
+                        + " http://10.0.0.1:8080,http://10.0.0.2:8080");
+        assertInvalid(to(ok).settingPrefix("vesta.client.").backoff(Duration.ZERO, Duration.ofSeconds(1)),
+                "vesta.client.backoff.initial", "0ms", "a duration in [1ms, 3600000ms]");
+        assertInvalid(to(ok).settingPrefix("vesta.client.").layoutSettingPrefix("vesta.").version(2), "vesta.version", 2L,
+                "a value in [0, 1]");
+        assertInvalid(to(ok).layoutSettingPrefix("vesta.").serverRange(null), "vesta.machine-id.server-range", null,
+                "the range of machine IDs the servers issue under");
+    }
+
+    @Test
+    void serversGivenAsTextAreTrimmedAndKeptInOrder() throws Exception {
+        URI a = FakeServer.refusing();
+        URI b = FakeServer.refusing();
+        RemoteIdService client = client(RemoteIdService.builder().servers(" " + b, a + " "));
+
+        assertThat(client.servers()).containsExactly(b, a);
     }
 }

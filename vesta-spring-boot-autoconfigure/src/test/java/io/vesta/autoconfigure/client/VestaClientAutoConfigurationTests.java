@@ -38,10 +38,10 @@ class VestaClientAutoConfigurationTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaClientAutoConfiguration.class));
 
-    private static void assertInvalid(AssertableApplicationContext context, String property, Object value, String allowed) {
+    private static void assertInvalid(AssertableApplicationContext context, String setting, Object value, String allowed) {
         assertThat(context).hasFailed();
         assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class, e -> {
-            assertThat(e.setting()).isEqualTo(property);
+            assertThat(e.setting()).isEqualTo(setting);
             assertThat(e.value()).isEqualTo(value);
             assertThat(e.allowed()).isEqualTo(allowed);
         });
@@ -104,15 +104,21 @@ class VestaClientAutoConfigurationTests {
     void outOfRangeSettingsAreRefusedNamingTheirRange() {
         String[] client = { "vesta.mode=client", "vesta.client.servers=" + NOWHERE };
         runner.withPropertyValues(client).withPropertyValues("vesta.client.prefetch=0")
-                .run(context -> assertInvalid(context, "vesta.client.prefetch", 0L, "[1, 100000]"));
+                .run(context -> assertInvalid(context, "vesta.client.prefetch", 0L, "a value in [1, 100000]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.prefetch=200000")
-                .run(context -> assertInvalid(context, "vesta.client.prefetch", 200000L, "[1, 100000]"));
+                .run(context -> assertInvalid(context, "vesta.client.prefetch", 200000L, "a value in [1, 100000]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.refill-threshold=1.5")
                 .run(context -> assertInvalid(context, "vesta.client.refill-threshold", 1.5, "a share in [0, 1]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.timeout=0s")
-                .run(context -> assertInvalid(context, "vesta.client.timeout", "0ms", "[1ms, 600000ms]"));
+                .run(context -> assertInvalid(context, "vesta.client.timeout", "0ms", "a duration in [1ms, 600000ms]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.backoff.initial=2s", "vesta.client.backoff.max=1s")
-                .run(context -> assertInvalid(context, "vesta.client.backoff.max", "1000ms", "[2000ms, 3600000ms]"));
+                .run(context -> assertInvalid(context, "vesta.client.backoff.max", "1000ms", "a duration in [2000ms, 3600000ms]"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.client.backoff.initial=0ms")
+                .run(context -> assertInvalid(context, "vesta.client.backoff.initial", "0ms", "a duration in [1ms, 3600000ms]"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.version=2")
+                .run(context -> assertInvalid(context, "vesta.version", 2L, "a value in [0, 1]"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.machine-id.server-range.min=1024")
+                .run(context -> assertInvalid(context, "vesta.machine-id.server-range.min", 1024L, "a value in [0, 1023]"));
     }
 
     @Test

@@ -1,0 +1,310 @@
+package io.vesta.client;
+
+import io.vesta.client.ServersUnavailableException.ServerFailure;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The IDs in memory: the batch in use and the next one, fetched by one background thread in rounds of a
+ * {@link ServerRotation}. As in Leaf's double buffer, the next batch is fetched while the current one is still in
+ * use: once the refill threshold of it is used, a round starts. Taking an ID is then an index increment on an
+ * array; a caller waits only when both batches are used up before a server has answered.
+ *
+ * <p>When a round gets nothing, the failures are kept: a caller who would wait takes from the fallback if there is
+ * one, else fails with them (at once while every server is backing off), and a round starts again when the first
+ * backoff ends. The first batch a round delivers ends the failure.
+ */
+final class PrefetchBuffer implements AutoCloseable {
+
+    /** Taking the ID at this index of a batch starts the round that fetches the next batch. */
+    private final int refillIndex;
+    private final ServerRotation rotation;
+    private final ServerRotation.Fetch fetch;
+    private final Duration timeout;
+    private final LongSupplier fallback;
+    private final long maxWaitNanos;
+    private final ScheduledThreadPoolExecutor refiller;
+
+    private volatile Batch current = Batch.EMPTY;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition roundEnded = lock.newCondition();
+    // Guarded by lock.
+    private Batch next;
+    private boolean fetching;
+    private List<ServerFailure> failure;
+    private long retryAtNanos;
+    private long roundsEnded;
+    private volatile boolean closed;
+
+    private final LongAdder batchesFetched = new LongAdder();
+
+    /**
+     * Starts the round that fetches the first batch.
+     * @param prefetch the number of IDs {@code fetch} asks for
+     * @param refillThreshold the share of a batch used when the next is fetched, 0 to 1
+     * @param fetch asks one server for {@code prefetch} IDs, on the buffer's own thread
+     * @param timeout the longest one server may take, which bounds a caller's wait for a round
+     * @param fallback where an ID comes from while no server answers, or null to fail instead
+     */
+    PrefetchBuffer(int prefetch, double refillThreshold, ServerRotation rotation, ServerRotation.Fetch fetch,
+            Duration timeout, LongSupplier fallback) {
+        this.refillIndex = (int) Math.min(prefetch - 1, Math.round(prefetch * refillThreshold));
+        this.rotation = rotation;
+        // A round that outlives close() asks no further server.
+        this.fetch = server -> {
+            if (closed) {
+                throw new InterruptedException("closed");
+            }
+            return fetch.from(server);
+        };
+        this.timeout = timeout;
+        this.fallback = fallback;
+        this.maxWaitNanos = rotation.size() * timeout.toNanos() + TimeUnit.SECONDS.toNanos(1);
+        this.refiller = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "vesta-client-refill");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.refiller.setRemoveOnCancelPolicy(true);
+        lock.lock();
+        try {
+            startRound();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next ID, or one of the fallback's when no server answers.
+     * @throws ServersUnavailableException when no server answers and there is no fallback
+     * @throws IllegalStateException when the buffer is closed, or no round ends in time
+     */
+    long nextId() {
+        while (true) {
+            Batch batch = current;
+            int index = batch.take();
+            if (index >= 0) {
+                if (index == refillIndex) {
+                    refillInBackground();
+                }
+                return batch.ids[index];
+            }
+            if (advance(batch)) {
+                return fallback.getAsLong();
+            }
+        }
+    }
+
+    /**
+     * {@code count} consecutive IDs of the current batch, so that they come from one server's one reservation and
+     * are strictly increasing; null when it has fewer left.
+     */
+    long[] take(int count) {
+        Batch batch = current;
+        int start = batch.take(count);
+        if (start < 0) {
+            return null;
+        }
+        if (start <= refillIndex && refillIndex < start + count) {
+            refillInBackground();
+        }
+        return Arrays.copyOfRange(batch.ids, start, start + count);
+    }
+
+    /** How many batches rounds have delivered. */
+    long batchesFetched() {
+        return batchesFetched.sum();
+    }
+
+    /** Stops the refill thread (interrupting a fetch under way); IDs still in memory are dropped: gaps, never repeats. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            next = null;
+            roundEnded.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        refiller.shutdownNow();
+    }
+
+    /**
+     * Called when {@code exhausted} has no ID left: makes the next batch current, or waits for the round that
+     * fetches it. Returns false when the caller should take from {@link #current} again, true when it should
+     * take from the fallback; throws when there is neither.
+     */
+    private boolean advance(Batch exhausted) {
+        boolean interrupted = false;
+        lock.lock();
+        try {
+            long seenRounds = roundsEnded;
+            long deadline = System.nanoTime() + maxWaitNanos;
+            while (true) {
+                if (closed) {
+                    throw new IllegalStateException("This RemoteIdService is closed");
+                }
+                if (current != exhausted) {
+                    return false;
+                }
+                if (next != null) {
+                    current = next;
+                    next = null;
+                    return false;
+                }
+                long now = System.nanoTime();
+                if (failure != null) {
+                    boolean roundFailedWhileWaiting = roundsEnded != seenRounds;
+                    boolean everyServerBackingOff = !fetching && now - retryAtNanos < 0;
+                    if (fallback != null) {
+                        if (!fetching && !everyServerBackingOff) {
+                            startRound();
+                        }
+                        return true;
+                    }
+                    if (roundFailedWhileWaiting) {
+                        throw new ServersUnavailableException(failure);
+                    }
+                    if (everyServerBackingOff) {
+                        throw new ServersUnavailableException(rotation.skippedAll(now));
+                    }
+                }
+                if (!fetching) {
+                    startRound();
+                }
+                long remaining = deadline - now;
+                if (remaining <= 0) {
+                    throw new IllegalStateException("No batch of IDs arrived within " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
+                            + " ms (" + rotation.size() + " servers, timeout " + timeout.toMillis() + " ms each)");
+                }
+                try {
+                    roundEnded.awaitNanos(remaining);
+                } catch (InterruptedException e) {
+                    // The wait is bounded; like the generator's own waits, an interrupt does not cut it short.
+                    interrupted = true;
+                }
+            }
+        } finally {
+            lock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void refillInBackground() {
+        lock.lock();
+        try {
+            if (!closed && !fetching && next == null && failure == null) {
+                startRound();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void retryAfterBackoff() {
+        lock.lock();
+        try {
+            if (!closed && !fetching && next == null && failure != null) {
+                startRound();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Call with the lock held. */
+    private void startRound() {
+        if (closed) {
+            return;
+        }
+        fetching = true;
+        try {
+            refiller.execute(this::runRound);
+        } catch (RejectedExecutionException e) {
+            fetching = false;
+        }
+    }
+
+    private void runRound() {
+        ServerRotation.Round round = null;
+        try {
+            round = rotation.run(fetch);
+        } finally {
+            // Whatever happened, the round must end here, or no round would ever start again and every caller
+            // would wait out its timeout with the fallback unused.
+            endRound(round);
+        }
+    }
+
+    private void endRound(ServerRotation.Round round) {
+        lock.lock();
+        try {
+            fetching = false;
+            roundsEnded++;
+            if (round != null && round.ids() != null) {
+                batchesFetched.increment();
+                next = new Batch(round.ids());
+                failure = null;
+            } else if (!closed) {
+                failure = round != null ? round.failures() : List.of();
+                long now = System.nanoTime();
+                retryAtNanos = rotation.retryAtNanos(now);
+                try {
+                    refiller.schedule(this::retryAfterBackoff, Math.max(0, retryAtNanos - now), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    // closed meanwhile
+                }
+            }
+            roundEnded.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** IDs of one server's one reservation, handed out by index. */
+    private static final class Batch {
+
+        static final Batch EMPTY = new Batch(new long[0]);
+
+        final long[] ids;
+        private final AtomicInteger taken = new AtomicInteger();
+
+        Batch(long[] ids) {
+            this.ids = ids;
+        }
+
+        /** The index of the next ID, or -1 when the batch is used up. */
+        int take() {
+            // Reading before incrementing keeps the counter from running on (and wrapping) while callers wait
+            // or use the fallback on a used-up batch: at most one overshoot per racing thread.
+            if (taken.get() >= ids.length) {
+                return -1;
+            }
+            int index = taken.getAndIncrement();
+            return index < ids.length ? index : -1;
+        }
+
+        /** The first index of {@code count} consecutive IDs, or -1 when fewer are left. */
+        int take(int count) {
+            if (taken.get() > ids.length - count) {
+                return -1;
+            }
+            int start = taken.getAndAdd(count);
+            return start <= ids.length - count ? start : -1;
+        }
+    }
+}

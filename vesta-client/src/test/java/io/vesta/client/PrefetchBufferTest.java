@@ -1,0 +1,143 @@
+package io.vesta.client;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The buffer over a rotation of servers that exist only as a fetch function: no HTTP. */
+class PrefetchBufferTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final List<IdServer> servers = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 20 * MS, 40 * MS));
+    private final ServerRotation rotation = new ServerRotation(servers, Throwable::getMessage);
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final AtomicInteger fetches = new AtomicInteger();
+    private volatile boolean down;
+    private final List<PrefetchBuffer> buffers = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        buffers.forEach(PrefetchBuffer::close);
+    }
+
+    /** A batch of consecutive IDs, or a failure while the server is down. */
+    private long[] fetch(IdServer server, int count) throws IOException {
+        fetches.incrementAndGet();
+        if (down) {
+            throw new IOException("down");
+        }
+        long first = nextId.getAndAdd(count);
+        return LongStream.range(first, first + count).toArray();
+    }
+
+    private PrefetchBuffer buffer(int prefetch, double refillThreshold, LongSupplier fallback) {
+        PrefetchBuffer buffer = new PrefetchBuffer(prefetch, refillThreshold, rotation, server -> fetch(server, prefetch),
+                Duration.ofMillis(500), fallback);
+        buffers.add(buffer);
+        return buffer;
+    }
+
+    @Test
+    void idsComeOutInTheOrderTheBatchesCameIn() {
+        PrefetchBuffer buffer = buffer(10, 0.1, null);
+
+        for (long expected = 1; expected <= 95; expected++) {
+            assertThat(buffer.nextId()).isEqualTo(expected);
+        }
+        assertThat(buffer.batchesFetched()).isBetween(10L, 11L);
+    }
+
+    @Test
+    void theNextBatchIsFetchedOnceTheThresholdIsUsed() throws Exception {
+        PrefetchBuffer buffer = buffer(10, 0.5, null);
+        Await.until(() -> buffer.batchesFetched() == 1);
+        for (int i = 0; i < 5; i++) {
+            buffer.nextId();
+        }
+        Thread.sleep(50);
+        assertThat(fetches).as("half of the batch is still unused").hasValue(1);
+
+        buffer.nextId();
+
+        Await.until(() -> buffer.batchesFetched() == 2);
+    }
+
+    @Test
+    void aSliceComesFromTheCurrentBatchOrNotAtAll() throws Exception {
+        PrefetchBuffer buffer = buffer(10, 1, null);
+        assertThat(buffer.nextId()).isEqualTo(1);
+
+        assertThat(buffer.take(4)).containsExactly(2, 3, 4, 5);
+        assertThat(buffer.take(6)).as("only 5 left").isNull();
+        assertThat(buffer.take(5)).containsExactly(6, 7, 8, 9, 10);
+    }
+
+    @Test
+    void withoutAFallbackACallFailsWithTheServersErrors() {
+        down = true;
+        List<IdServer> slow = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 5000 * MS, 5000 * MS));
+        PrefetchBuffer buffer = new PrefetchBuffer(10, 0.1, new ServerRotation(slow, Throwable::getMessage),
+                server -> fetch(server, 10), Duration.ofMillis(500), null);
+        buffers.add(buffer);
+
+        // Whether the first round ends before or while the caller waits, the caller learns the server's error.
+        assertThatThrownBy(buffer::nextId).isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining("http://10.0.0.1:8080 ").hasMessageContaining(": down");
+        assertThatThrownBy(buffer::nextId).as("while the server backs off").isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining("http://10.0.0.1:8080 skipped, backing off");
+        assertThat(fetches).as("no round while the only server backs off").hasValue(1);
+    }
+
+    @Test
+    void withAFallbackACallTakesItsIdsUntilABatchArrives() throws Exception {
+        down = true;
+        PrefetchBuffer buffer = buffer(10, 0.1, () -> -7);
+
+        assertThat(buffer.nextId()).isEqualTo(-7);
+        down = false;
+
+        Await.until(() -> buffer.batchesFetched() > 0);
+        assertThat(buffer.nextId()).isEqualTo(1);
+    }
+
+    @Test
+    void aClosedBufferIssuesNothingAndARoundUnderWayAsksNoFurtherServer() throws Exception {
+        List<IdServer> two = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), MS, MS),
+                new IdServer(URI.create("http://10.0.0.2:8080"), MS, MS));
+        CountDownLatch fetching = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        AtomicInteger asked = new AtomicInteger();
+        PrefetchBuffer buffer = new PrefetchBuffer(10, 0.1, new ServerRotation(two, Throwable::getMessage), server -> {
+            asked.incrementAndGet();
+            fetching.countDown();
+            // A fetch that ignores interrupts, as a slow user's HTTP client might.
+            while (closed.getCount() > 0) {
+                Thread.onSpinWait();
+            }
+            throw new IOException("late");
+        }, Duration.ofMillis(500), null);
+        assertThat(fetching.await(5, TimeUnit.SECONDS)).isTrue();
+
+        buffer.close();
+        closed.countDown();
+
+        assertThatThrownBy(buffer::nextId).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        Thread.sleep(50);
+        assertThat(asked).hasValue(1);
+    }
+}
