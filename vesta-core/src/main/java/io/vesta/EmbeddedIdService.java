@@ -3,6 +3,7 @@ package io.vesta;
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdLease;
+import io.vesta.machine.MachineIdOutOfRangeException;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.PropertyMachineIdProvider;
@@ -437,7 +438,15 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             try {
                 // Inside the try: a provider may have started something (a heartbeat, a Curator client) before
                 // it failed, and closing it is what stops that.
-                long machineId = provider.acquire(range);
+                long machineId;
+                try {
+                    machineId = provider.acquire(range);
+                } catch (MachineIdOutOfRangeException e) {
+                    // The provider names the setting that gave the ID; only here is it known whose range it missed.
+                    // The same fault restated with that context, so not chained: callers read the root cause.
+                    throw new InvalidSettingException(e.setting(), e.machineId(), rangeAllowed(range, rangeSetting),
+                            "is outside the machine-ID range of gen-method " + kebab(genMethod));
+                }
                 if (!range.contains(machineId)) {
                     throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
                             + " machine-ID provider hands out", "does not hold machine ID " + machineId + ", which the"
@@ -467,25 +476,25 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         }
 
         /**
-         * The provider that was given, or one for the fixed machine ID, checked against the range first so that
-         * the error says which range setting and gen-method it was held against.
+         * The provider that was given, or one for the fixed machine ID.
          */
         private MachineIdProvider provider(MachineIdRange range, String rangeSetting) {
-            String setting = settingPrefix + PropertyMachineIdProvider.SETTING;
-            String allowed = "a machine ID in [" + range.min() + ", " + range.max() + "] (" + rangeSetting
-                    + ", for gen-method " + kebab(genMethod) + ")";
             if (machineIdProvider != null) {
                 return machineIdProvider;
             }
+            String setting = settingPrefix + PropertyMachineIdProvider.SETTING;
             if (machineId == null) {
-                throw new InvalidSettingException(setting, null, allowed, "is required when no machine-ID provider is"
-                        + " given");
+                throw new InvalidSettingException(setting, null, rangeAllowed(range, rangeSetting), "is required when no"
+                        + " machine-ID provider is given");
             }
-            if (!range.contains(machineId)) {
-                throw new InvalidSettingException(setting, machineId, allowed, "is outside the machine-ID range of"
-                        + " gen-method " + kebab(genMethod));
-            }
+            // Whether it lies in the range is the provider's check, when build() acquires it.
             return new PropertyMachineIdProvider(machineId, setting);
+        }
+
+        /** What a machine ID of this generator may be: the range, the setting that holds it and the gen-method. */
+        private String rangeAllowed(MachineIdRange range, String rangeSetting) {
+            return "a machine ID in [" + range.min() + ", " + range.max() + "] (" + rangeSetting + ", for gen-method "
+                    + kebab(genMethod) + ")";
         }
 
         /**

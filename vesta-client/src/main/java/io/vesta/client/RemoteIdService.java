@@ -397,6 +397,12 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         public RemoteIdService build() {
             InvalidSettingException.requireSet(layoutSettingPrefix + "type", type, "max-peak or min-granularity");
             InvalidSettingException.requireSet(layoutSettingPrefix + "epoch", epoch, "an instant, such as 2015-01-01T00:00:00+08:00");
+            Instant now = Instant.now();
+            if (epoch.isAfter(now)) {
+                // The servers' epoch is in their past: a client whose epoch is not could never accept a batch.
+                throw new InvalidSettingException(layoutSettingPrefix + "epoch", epoch, "the servers' epoch, an instant not"
+                        + " after now (" + now + ")", "is in the future");
+            }
             InvalidSettingException.requireSet(layoutSettingPrefix + "machine-id.server-range", serverRange,
                     "the range of machine IDs the servers issue under");
             InvalidSettingException.requireInRange(layoutSettingPrefix + "version", version, 0, IdLayout.MAX_VERSION);

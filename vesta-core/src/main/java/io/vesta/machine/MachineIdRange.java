@@ -55,11 +55,11 @@ public record MachineIdRange(long min, long max) {
     /**
      * Returns {@code machineId} if it is in the range.
      * @param setting the setting that gave the ID (such as {@code vesta.machine-id.value}), or where it was read
-     * @throws InvalidSettingException naming {@code setting}, the value and the range
+     * @throws MachineIdOutOfRangeException naming {@code setting}, the value and the range
      */
     public long check(String setting, long machineId) {
         if (!contains(machineId)) {
-            throw new InvalidSettingException(setting, machineId, "a machine ID in [" + min + ", " + max + "]");
+            throw new MachineIdOutOfRangeException(setting, machineId, this);
         }
         return machineId;
     }

@@ -1,17 +1,12 @@
 package io.vesta.autoconfigure;
 
-import static io.vesta.autoconfigure.PropertyChecks.checkDuration;
-import static io.vesta.autoconfigure.PropertyChecks.checkLong;
-
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
 import io.vesta.machine.MachineIdProvider;
-import io.vesta.machine.MachineIdRange;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -32,21 +27,20 @@ public final class EmbeddedIdServiceFactory {
      */
     public static EmbeddedIdService create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
             TimestampStore timestampStore) {
-        Instant now = Instant.ofEpochMilli(timeSource.currentTimeMillis());
+        VestaProperties.Range range = properties.getGenMethod() == GenMethod.EMBEDDED
+                ? properties.getMachineId().getEmbeddedRange() : properties.getMachineId().getServerRange();
+        // The builder checks every setting under the "vesta." prefix: nothing is checked twice here.
         EmbeddedIdService.Builder builder = EmbeddedIdService.builder()
+                .settingPrefix("vesta.")
                 .type(properties.getType())
                 .genMethod(properties.getGenMethod())
-                .version(version(properties.getVersion()))
-                .epoch(epoch(properties.getEpoch(), now))
+                .version(properties.getVersion())
+                .epoch(epoch(properties.getEpoch()))
                 .sequencer(properties.getSequencer())
                 .timeSource(timeSource)
-                .machineIdRange(range(properties))
-                .machineIdProvider(provider);
-        Duration maxBackwardWait = properties.getClock().getMaxBackwardWait();
-        if (maxBackwardWait != null) {
-            builder.maxBackwardWait(checkDuration("vesta.clock.max-backward-wait", maxBackwardWait, Duration.ZERO,
-                    EmbeddedIdService.MAX_BACKWARD_WAIT_LIMIT));
-        }
+                .machineIdRange(range.getMin(), range.getMax())
+                .machineIdProvider(provider)
+                .maxBackwardWait(properties.getClock().getMaxBackwardWait());
         VestaProperties.TimeStore timeStore = properties.getTimeStore();
         if (timestampStore != null) {
             builder.timestampStore(timestampStore);
@@ -58,52 +52,22 @@ public final class EmbeddedIdServiceFactory {
             }
             builder.timestampStoreDirectory(timeStore.getDirectory());
         }
-        if (timestampStore != null || timeStore.isEnabled()) {
-            builder.persistStep(checkDuration("vesta.time-store.persist-step", timeStore.getPersistStep(),
-                    Duration.ofMillis(1), Duration.ofHours(1)));
-        }
-        return builder.build();
+        return builder.persistStep(timeStore.getPersistStep()).build();
     }
 
-    /** The machine-ID range of the node's gen-method. */
-    public static MachineIdRange range(VestaProperties properties) {
-        return range(properties, properties.getGenMethod());
-    }
-
-    /** The machine-ID range of {@code genMethod}: the embedded range for embedded, the server range otherwise. */
-    static MachineIdRange range(VestaProperties properties, GenMethod genMethod) {
-        String prefix = rangeProperty(genMethod);
-        VestaProperties.Range range = genMethod == GenMethod.EMBEDDED ? properties.getMachineId().getEmbeddedRange()
-                : properties.getMachineId().getServerRange();
-        checkLong(prefix + ".min", range.getMin(), 0, 1023);
-        checkLong(prefix + ".max", range.getMax(), range.getMin(), 1023);
-        return new MachineIdRange(range.getMin(), range.getMax());
-    }
-
-    /** The property that holds {@code genMethod}'s machine-ID range. */
-    static String rangeProperty(GenMethod genMethod) {
-        return genMethod == GenMethod.EMBEDDED ? "vesta.machine-id.embedded-range" : "vesta.machine-id.server-range";
-    }
-
-    /** {@code value} as an instant, no later than {@code now}. */
-    public static Instant epoch(String value, Instant now) {
-        String allowed = "an ISO-8601 instant with an offset, such as 2015-01-01T00:00:00+08:00 or 2024-01-01T00:00:00Z, not after now ("
-                + now + ")";
-        Instant epoch;
+    /**
+     * {@code vesta.epoch} as an instant; whether it may be used (not in the future, recent enough for the type's time
+     * field) is the builder's check.
+     */
+    public static Instant epoch(String value) {
         try {
-            epoch = OffsetDateTime.parse(value == null ? "" : value.trim()).toInstant();
+            return OffsetDateTime.parse(value == null ? "" : value.trim()).toInstant();
         } catch (DateTimeParseException e) {
-            InvalidSettingException invalid = new InvalidSettingException("vesta.epoch", value, allowed, "is not an ISO-8601 instant");
+            InvalidSettingException invalid = new InvalidSettingException("vesta.epoch", value,
+                    "an ISO-8601 instant with an offset, such as 2015-01-01T00:00:00+08:00 or 2024-01-01T00:00:00Z",
+                    "is not an ISO-8601 instant");
             invalid.initCause(e);
             throw invalid;
         }
-        if (epoch.isAfter(now)) {
-            throw new InvalidSettingException("vesta.epoch", value, allowed, "is in the future");
-        }
-        return epoch;
-    }
-
-    private static long version(int version) {
-        return checkLong("vesta.version", version, 0, 1);
     }
 }

@@ -5,7 +5,6 @@ import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
 import io.vesta.machine.IpListMachineIdProvider;
 import io.vesta.machine.MachineIdProvider;
-import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
@@ -50,17 +49,12 @@ abstract class MachineIdConfiguration {
     static class Property {
 
         @Bean
-        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<MachineIdGenMethod> genMethod) {
-            GenMethod of = genMethod(properties, genMethod);
-            MachineIdRange range = EmbeddedIdServiceFactory.range(properties, of);
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<MachineIdGenMethod> server) {
+            // Whether the ID lies in the node's range is the engine's check, when the generator acquires it.
             Long value = properties.getMachineId().getValue();
             if (value == null) {
-                throw new InvalidSettingException("vesta.machine-id.value", null, rangeText(of, range),
+                throw new InvalidSettingException("vesta.machine-id.value", null, rangeText(properties, server),
                         "is required when vesta.machine-id.strategy is property");
-            }
-            if (!range.contains(value)) {
-                throw new InvalidSettingException("vesta.machine-id.value", value, rangeText(of, range),
-                        "is outside the machine-ID range of gen-method " + text(of));
             }
             return new PropertyMachineIdProvider(value, "vesta.machine-id.value");
         }
@@ -72,28 +66,10 @@ abstract class MachineIdConfiguration {
     static class IpList {
 
         @Bean
-        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<MachineIdGenMethod> genMethod) {
-            GenMethod of = genMethod(properties, genMethod);
-            MachineIdRange range = EmbeddedIdServiceFactory.range(properties, of);
-            var ipList = properties.getMachineId().getIpList();
-            if (ipList.isEmpty()) {
-                throw new InvalidSettingException("vesta.machine-id.ip-list", null,
-                        "a comma-separated list of the IP addresses of every node, at most " + range.size() + " entries",
-                        "is required when vesta.machine-id.strategy is ip-list");
-            }
-            if (ipList.size() > range.size()) {
-                throw new InvalidSettingException("vesta.machine-id.ip-list", String.join(",", ipList),
-                        "at most " + range.size() + " addresses (" + rangeText(of, range) + ")",
-                        "lists " + ipList.size() + " addresses");
-            }
-            try {
-                return new IpListMachineIdProvider(ipList, IpListMachineIdProvider::localAddresses, "vesta.machine-id.ip-list");
-            } catch (IllegalArgumentException e) {
-                InvalidSettingException invalid = new InvalidSettingException("vesta.machine-id.ip-list",
-                        String.join(",", ipList), "IPv4 or IPv6 literals, each listed once", "is malformed: " + e.getMessage());
-                invalid.initCause(e);
-                throw invalid;
-            }
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties) {
+            // The provider checks the list (empty, malformed, longer than the node's range) under the property's name.
+            return new IpListMachineIdProvider(properties.getMachineId().getIpList(), IpListMachineIdProvider::localAddresses,
+                    "vesta.machine-id.ip-list");
         }
     }
 
@@ -113,20 +89,16 @@ abstract class MachineIdConfiguration {
                         "needs a DataSource and the application has none");
             }
             VestaProperties.Db db = properties.getMachineId().getDb();
-            try {
-                return DbMachineIdProvider.builder(applicationDataSource)
-                        .settingPrefix("vesta.machine-id.db.")
-                        .table(db.getTable())
-                        .owner(db.getOwner() != null ? db.getOwner()
-                                : ownerAtPort(DbMachineIdProvider.defaultOwner(), environment))
-                        .lease(db.getLease())
-                        .heartbeat(db.getHeartbeat())
-                        .initializeSchema(db.isInitializeSchema())
-                        .timeSource(timeSource.getIfUnique(TimeSource::system))
-                        .build();
-            } catch (IllegalArgumentException e) {
-                throw named("vesta.machine-id.db", e);
-            }
+            return DbMachineIdProvider.builder(applicationDataSource)
+                    .settingPrefix("vesta.machine-id.db.")
+                    .table(db.getTable())
+                    .owner(db.getOwner() != null ? db.getOwner()
+                            : ownerAtPort(DbMachineIdProvider.defaultOwner(), environment))
+                    .lease(db.getLease())
+                    .heartbeat(db.getHeartbeat())
+                    .initializeSchema(db.isInitializeSchema())
+                    .timeSource(timeSource.getIfUnique(TimeSource::system))
+                    .build();
         }
     }
 
@@ -140,32 +112,23 @@ abstract class MachineIdConfiguration {
         MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
                 Environment environment) {
             VestaProperties.ZooKeeper zookeeper = properties.getMachineId().getZookeeper();
-            if (zookeeper.getConnectString() == null || zookeeper.getConnectString().isBlank()) {
-                throw new InvalidSettingException("vesta.machine-id.zookeeper.connect-string", zookeeper.getConnectString(),
-                        "a ZooKeeper connect string such as zk1:2181,zk2:2181,zk3:2181",
-                        "is required when vesta.machine-id.strategy is zookeeper");
+            ZooKeeperMachineIdProvider.Builder builder = ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString())
+                    .settingPrefix("vesta.machine-id.zookeeper.")
+                    .namespace(zookeeper.getNamespace())
+                    .owner(zookeeper.getOwner() != null ? zookeeper.getOwner()
+                            : ownerAtPort(ZooKeeperMachineIdProvider.defaultOwner(), environment))
+                    .reportInterval(zookeeper.getReportInterval())
+                    .maxClockDifference(zookeeper.getMaxClockDifference())
+                    .reclaimAfter(zookeeper.getReclaimAfter())
+                    .connectionTimeout(zookeeper.getConnectionTimeout())
+                    .timeSource(timeSource.getIfUnique(TimeSource::system));
+            if (zookeeper.getLease() != null) {
+                builder.lease(zookeeper.getLease());
             }
-            try {
-                ZooKeeperMachineIdProvider.Builder builder = ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString())
-                        .settingPrefix("vesta.machine-id.zookeeper.")
-                        .namespace(zookeeper.getNamespace())
-                        .owner(zookeeper.getOwner() != null ? zookeeper.getOwner()
-                                : ownerAtPort(ZooKeeperMachineIdProvider.defaultOwner(), environment))
-                        .reportInterval(zookeeper.getReportInterval())
-                        .maxClockDifference(zookeeper.getMaxClockDifference())
-                        .reclaimAfter(zookeeper.getReclaimAfter())
-                        .connectionTimeout(zookeeper.getConnectionTimeout())
-                        .timeSource(timeSource.getIfUnique(TimeSource::system));
-                if (zookeeper.getLease() != null) {
-                    builder.lease(zookeeper.getLease());
-                }
-                if (zookeeper.getCacheFile() != null) {
-                    builder.cacheFile(zookeeper.getCacheFile());
-                }
-                return builder.build();
-            } catch (IllegalArgumentException e) {
-                throw named("vesta.machine-id.zookeeper", e);
+            if (zookeeper.getCacheFile() != null) {
+                builder.cacheFile(zookeeper.getCacheFile());
             }
+            return builder.build();
         }
     }
 
@@ -246,18 +209,16 @@ abstract class MachineIdConfiguration {
         }
     }
 
-    private static GenMethod genMethod(VestaProperties properties, ObjectProvider<MachineIdGenMethod> genMethod) {
-        MachineIdGenMethod server = genMethod.getIfAvailable();
-        return server != null ? server.genMethod() : properties.getGenMethod();
-    }
-
-    private static String rangeText(GenMethod genMethod, MachineIdRange range) {
-        return "a machine ID in [" + range.min() + ", " + range.max() + "] (" + EmbeddedIdServiceFactory.rangeProperty(genMethod)
-                + ", for gen-method " + text(genMethod) + ")";
-    }
-
-    private static String text(GenMethod genMethod) {
-        return genMethod.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    /** The node's machine-ID range as the properties give it, for a message: the engine checks it. */
+    private static String rangeText(VestaProperties properties, ObjectProvider<MachineIdGenMethod> server) {
+        MachineIdGenMethod serverGenMethod = server.getIfAvailable();
+        GenMethod genMethod = serverGenMethod != null ? serverGenMethod.genMethod() : properties.getGenMethod();
+        boolean embedded = genMethod == GenMethod.EMBEDDED;
+        VestaProperties.Range range = embedded ? properties.getMachineId().getEmbeddedRange()
+                : properties.getMachineId().getServerRange();
+        return "a machine ID in [" + range.getMin() + ", " + range.getMax() + "] (vesta.machine-id."
+                + (embedded ? "embedded-range" : "server-range") + ", for gen-method "
+                + genMethod.name().toLowerCase(Locale.ROOT).replace('_', '-') + ")";
     }
 
     /**
@@ -270,13 +231,5 @@ abstract class MachineIdConfiguration {
             return hostAndPid;
         }
         return hostAndPid.substring(0, hostAndPid.lastIndexOf(':') + 1) + port.trim();
-    }
-
-    /**
-     * What a lease builder refused, under its prefix. The builders are moving to {@link InvalidSettingException}
-     * with the setting's full name (issue 11), which passes through; until then their message names the setting.
-     */
-    private static InvalidSettingException named(String prefix, IllegalArgumentException e) {
-        return e instanceof InvalidSettingException invalid ? invalid : new InvalidVestaPropertyException(prefix, e);
     }
 }

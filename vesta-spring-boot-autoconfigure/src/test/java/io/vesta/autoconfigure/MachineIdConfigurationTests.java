@@ -132,7 +132,7 @@ class MachineIdConfigurationTests {
         runner.withPropertyValues("vesta.machine-id.strategy=zookeeper").run(context -> {
             assertThat(context).hasFailed();
             assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
-                    .contains("vesta.machine-id.zookeeper.connect-string=(unset) is required when vesta.machine-id.strategy is zookeeper");
+                    .contains("vesta.machine-id.zookeeper.connect-string=(unset) is required; allowed: a ZooKeeper connect string");
         });
     }
 
@@ -173,11 +173,11 @@ class MachineIdConfigurationTests {
     }
 
     @Test
-    void aMachineIdGenMethodBeanSetsTheRangeTheProviderChecks() {
+    void aMachineIdGenMethodBeanMakesAMissingMachineIdNameTheServerRange() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
                 .withBean(MachineIdGenMethod.class, () -> new MachineIdGenMethod(GenMethod.REST))
                 .withBean(IdService.class, () -> EmbeddedIdService.builder().machineId(3).build())
-                .withPropertyValues("vesta.machine-id.value=5").run(context -> {
+                .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
                             e -> assertThat(e.allowed()).isEqualTo(

@@ -6,7 +6,6 @@ import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.client.RemoteIdService;
-import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.time.TimeSource;
@@ -29,7 +28,7 @@ final class RemoteIdServiceFactory {
 
     static RemoteIdService create(VestaProperties properties, VestaClientProperties client,
             Supplier<MachineIdProvider> machineIdProvider, TimeSource timeSource, TimestampStore timestampStore) {
-        Instant epoch = EmbeddedIdServiceFactory.epoch(properties.getEpoch(), Instant.ofEpochMilli(timeSource.currentTimeMillis()));
+        Instant epoch = EmbeddedIdServiceFactory.epoch(properties.getEpoch());
         List<String> servers = client.getServers() == null ? List.of() : client.getServers();
         RemoteIdService.Builder builder = RemoteIdService.builder()
                 .settingPrefix("vesta.client.")
@@ -67,10 +66,7 @@ final class RemoteIdServiceFactory {
     /** The machine IDs servers issue under: the client refuses batches with any other. */
     private static MachineIdRange serverRange(VestaProperties properties) {
         VestaProperties.Range range = properties.getMachineId().getServerRange();
-        // MachineIdRange's own check names neither property.
-        InvalidSettingException.requireInRange("vesta.machine-id.server-range.min", range.getMin(), 0, IdLayout.MAX_MACHINE);
-        InvalidSettingException.requireInRange("vesta.machine-id.server-range.max", range.getMax(), range.getMin(), IdLayout.MAX_MACHINE);
-        return new MachineIdRange(range.getMin(), range.getMax());
+        return MachineIdRange.of("vesta.machine-id.server-range", range.getMin(), range.getMax());
     }
 
     private static String genMethodText(GenMethod genMethod) {
