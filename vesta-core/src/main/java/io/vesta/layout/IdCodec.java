@@ -4,6 +4,7 @@ import io.vesta.Id;
 import io.vesta.IdType;
 
 import java.time.Instant;
+import java.time.OffsetDateTime;
 
 /**
  * Packs and unpacks IDs of both layouts against one epoch, range-checking every field. Thread-safe and
@@ -11,8 +12,11 @@ import java.time.Instant;
  */
 public final class IdCodec {
 
-    /** Vesta's own epoch, 2015-01-01T00:00:00+08:00, so IDs made by the original Vesta decode the same. */
-    public static final Instant DEFAULT_EPOCH = Instant.ofEpochMilli(1420041600000L);
+    /** Vesta's own epoch as the original wrote it, so IDs made by the original Vesta decode the same. */
+    public static final String DEFAULT_EPOCH_TEXT = "2015-01-01T00:00:00+08:00";
+
+    /** {@link #DEFAULT_EPOCH_TEXT} as an instant: 1420041600000 ms after the Unix epoch. */
+    public static final Instant DEFAULT_EPOCH = OffsetDateTime.parse(DEFAULT_EPOCH_TEXT).toInstant();
 
     private final Instant epoch;
     private final long epochMillis;

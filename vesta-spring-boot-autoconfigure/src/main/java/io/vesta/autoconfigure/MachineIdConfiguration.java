@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -89,16 +90,18 @@ abstract class MachineIdConfiguration {
                         "needs a DataSource and the application has none");
             }
             VestaProperties.Db db = properties.getMachineId().getDb();
-            return DbMachineIdProvider.builder(applicationDataSource)
+            DbMachineIdProvider.Builder builder = DbMachineIdProvider.builder(applicationDataSource)
                     .settingPrefix("vesta.machine-id.db.")
                     .table(db.getTable())
                     .owner(db.getOwner() != null ? db.getOwner()
                             : ownerAtPort(DbMachineIdProvider.defaultOwner(), environment))
                     .lease(db.getLease())
-                    .heartbeat(db.getHeartbeat())
                     .initializeSchema(db.isInitializeSchema())
-                    .timeSource(timeSource.getIfUnique(TimeSource::system))
-                    .build();
+                    .timeSource(timeSource.getIfUnique(TimeSource::system));
+            // Unset: the builder's own default.
+            PropertyMapper map = PropertyMapper.get();
+            map.from(db.getHeartbeat()).to(builder::heartbeat);
+            return builder.build();
         }
     }
 
@@ -117,17 +120,15 @@ abstract class MachineIdConfiguration {
                     .namespace(zookeeper.getNamespace())
                     .owner(zookeeper.getOwner() != null ? zookeeper.getOwner()
                             : ownerAtPort(ZooKeeperMachineIdProvider.defaultOwner(), environment))
-                    .reportInterval(zookeeper.getReportInterval())
-                    .maxClockDifference(zookeeper.getMaxClockDifference())
-                    .reclaimAfter(zookeeper.getReclaimAfter())
-                    .connectionTimeout(zookeeper.getConnectionTimeout())
                     .timeSource(timeSource.getIfUnique(TimeSource::system));
-            if (zookeeper.getLease() != null) {
-                builder.lease(zookeeper.getLease());
-            }
-            if (zookeeper.getCacheFile() != null) {
-                builder.cacheFile(zookeeper.getCacheFile());
-            }
+            // Unset: the builder's own default.
+            PropertyMapper map = PropertyMapper.get();
+            map.from(zookeeper.getReportInterval()).to(builder::reportInterval);
+            map.from(zookeeper.getMaxClockDifference()).to(builder::maxClockDifference);
+            map.from(zookeeper.getReclaimAfter()).to(builder::reclaimAfter);
+            map.from(zookeeper.getConnectionTimeout()).to(builder::connectionTimeout);
+            map.from(zookeeper.getLease()).to(builder::lease);
+            map.from(zookeeper.getCacheFile()).to(builder::cacheFile);
             return builder.build();
         }
     }

@@ -1,7 +1,13 @@
 package io.vesta.autoconfigure;
 
+import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdType;
+import io.vesta.layout.IdCodec;
+import io.vesta.machine.LeaseLifecycle;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.sequence.SequencerStrategy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -15,22 +21,22 @@ import java.util.List;
 public class VestaProperties {
 
     /** ID layout: max-peak orders by second (2^20 IDs/s per machine ID), min-granularity by millisecond (1024 IDs/ms). Changing it needs a restart. */
-    private IdType type = IdType.MAX_PEAK;
+    private IdType type = EmbeddedIdService.DEFAULT_TYPE;
 
     /** Where IDs are made: embedded generates them in this process, client takes them from central servers (vesta.client.*). */
     private Mode mode = Mode.EMBEDDED;
 
     /** How IDs issued by this node are marked: embedded, central-server or rest. Also selects the default machine-ID range. */
-    private GenMethod genMethod = GenMethod.EMBEDDED;
+    private GenMethod genMethod = EmbeddedIdService.DEFAULT_GEN_METHOD;
 
     /** Version bit of issued IDs: 0 normally, 1 for the extension/migration window (such IDs are negative longs). */
-    private int version = 0;
+    private int version = (int) EmbeddedIdService.DEFAULT_VERSION;
 
     /** How the node's sequence state is guarded: lock (ReentrantLock), synchronized, or cas (lock-free). */
-    private SequencerStrategy sequencer = SequencerStrategy.LOCK;
+    private SequencerStrategy sequencer = EmbeddedIdService.DEFAULT_SEQUENCER;
 
     /** The instant that time fields count from, ISO-8601 with an offset. Set a later epoch only for new deployments: IDs made with another epoch decode to other times. */
-    private String epoch = "2015-01-01T00:00:00+08:00";
+    private String epoch = IdCodec.DEFAULT_EPOCH_TEXT;
 
     private final MachineId machineId = new MachineId();
 
@@ -131,10 +137,10 @@ public class VestaProperties {
         private List<String> ipList = new ArrayList<>();
 
         /** Machine IDs of embedded nodes (gen-method embedded). */
-        private final Range embeddedRange = new Range(0, 923);
+        private final Range embeddedRange = new Range(MachineIdRange.EMBEDDED);
 
         /** Machine IDs of central and REST servers (gen-method central-server or rest). */
-        private final Range serverRange = new Range(924, 1023);
+        private final Range serverRange = new Range(MachineIdRange.SERVER);
 
         private final Db db = new Db();
 
@@ -185,16 +191,17 @@ public class VestaProperties {
     public static class Db {
 
         /** Table of machine-ID leases, one row per machine ID; an SQL identifier, optionally schema.table. */
-        private String table = "vesta_machine";
+        private String table = DbMachineIdProvider.DEFAULT_TABLE;
 
         /** Who holds a lease; a restart with the same owner gets its machine ID back. Defaults to host:server.port, or host:pid without a configured port. */
         private String owner;
 
         /** How long a lease lasts without renewal; a node stops issuing when its lease runs out. 1s to 1h. */
-        private Duration lease = Duration.ofSeconds(30);
+        private Duration lease = LeaseLifecycle.DEFAULT_LEASE;
 
-        /** How often the lease is renewed; at most a third of the lease. */
-        private Duration heartbeat = Duration.ofSeconds(5);
+        /** How often the lease is renewed; at most a third of the lease. Defaults to 5s. */
+        // Unset means the provider's own default: its class is in vesta-jdbc, which need not be on the classpath.
+        private Duration heartbeat;
 
         /** Whether to create the table at start-up (CREATE TABLE IF NOT EXISTS, with the DDL for PostgreSQL, MySQL/MariaDB or H2). */
         private boolean initializeSchema = false;
@@ -247,22 +254,25 @@ public class VestaProperties {
         private String connectString;
 
         /** Namespace under /vesta: nodes that share a namespace share the machine-ID space. */
-        private String namespace = "default";
+        private String namespace = ZooKeeperMachineIdProvider.DEFAULT_NAMESPACE;
 
         /** Who owns a node; a restart with the same owner gets its machine ID back. Defaults to ip:server.port, or ip:pid without a configured port. */
         private String owner;
 
-        /** How often the node writes its current time into its ZooKeeper node. */
-        private Duration reportInterval = Duration.ofSeconds(3);
+        // The durations below are unset unless configured, meaning the provider's own defaults: its class is in
+        // vesta-zookeeper, which need not be on the classpath.
 
-        /** Largest difference from the average time of the other live nodes accepted at start-up. */
-        private Duration maxClockDifference = Duration.ofSeconds(5);
+        /** How often the node writes its current time into its ZooKeeper node. Defaults to 3s. */
+        private Duration reportInterval;
 
-        /** How long an owner may go without reporting before its machine ID may be reclaimed, when the range is otherwise full. */
-        private Duration reclaimAfter = Duration.ofDays(7);
+        /** Largest difference from the average time of the other live nodes accepted at start-up. Defaults to 5s. */
+        private Duration maxClockDifference;
 
-        /** How long to wait for ZooKeeper at start-up before falling back to the cached machine ID. */
-        private Duration connectionTimeout = Duration.ofSeconds(5);
+        /** How long an owner may go without reporting before its machine ID may be reclaimed, when the range is otherwise full. Defaults to 7d. */
+        private Duration reclaimAfter;
+
+        /** How long to wait for ZooKeeper at start-up before falling back to the cached machine ID. Defaults to 5s. */
+        private Duration connectionTimeout;
 
         /** How long a node issues after its last successful report; a node cut off from ZooKeeper for longer stops issuing, and a restart after a crash starts after the crashed run's lease end. At least 3 report intervals, at most half of reclaim-after. Defaults to 30s, or half of reclaim-after if that is shorter. */
         private Duration lease;
@@ -355,9 +365,9 @@ public class VestaProperties {
         public Range() {
         }
 
-        Range(long min, long max) {
-            this.min = min;
-            this.max = max;
+        Range(MachineIdRange defaults) {
+            this.min = defaults.min();
+            this.max = defaults.max();
         }
 
         public long getMin() {
@@ -405,7 +415,7 @@ public class VestaProperties {
         private Path file;
 
         /** How far ahead of issued time the high-water mark is written each time; a restart right after a crash waits up to this long. */
-        private Duration persistStep = Duration.ofSeconds(3);
+        private Duration persistStep = EmbeddedIdService.DEFAULT_PERSIST_STEP;
 
         public boolean isEnabled() {
             return enabled;

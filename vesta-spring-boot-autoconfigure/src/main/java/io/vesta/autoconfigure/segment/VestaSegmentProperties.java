@@ -1,13 +1,15 @@
 package io.vesta.autoconfigure.segment;
 
+import io.vesta.segment.SegmentIdService;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 
 /**
- * Configuration of segment mode, dense per-tag numbers from a shared table: {@code vesta.segment.*}. The
- * defaults are written out rather than taken from {@code SegmentIdService}'s constants so that the
- * configuration processor puts them into the IDE metadata; a test holds them equal.
+ * Configuration of segment mode, dense per-tag numbers from a shared table: {@code vesta.segment.*}. The defaults
+ * are {@link SegmentIdService}'s; the configuration processor cannot read another class's constants, so the IDE
+ * metadata states them in {@code additional-spring-configuration-metadata.json}, and
+ * {@code ConfigurationMetadataDefaultsTests} holds the two equal.
  */
 @ConfigurationProperties("vesta.segment")
 public class VestaSegmentProperties {
@@ -16,31 +18,31 @@ public class VestaSegmentProperties {
     private boolean enabled = false;
 
     /** The segment table: an unquoted SQL identifier, optionally schema.table. */
-    private String table = "vesta_segment";
+    private String table = SegmentIdService.DEFAULT_TABLE;
 
     /** Whether to create the segment table at start-up if it is missing, with the script for the database (PostgreSQL, MySQL, MariaDB, H2). Leave off when migrations (Flyway, Liquibase) own the schema. */
     private boolean initializeSchema = false;
 
     /** Share of a segment used before the next one is loaded in the background, at least 0 and below 1. */
-    private double refillThreshold = 0.1;
+    private double refillThreshold = SegmentIdService.DEFAULT_REFILL_THRESHOLD;
 
     /** How long a segment should last: one used up faster doubles the next step, one lasting twice as long halves it. From 1ms to 1d. */
-    private Duration targetDuration = Duration.ofMinutes(15);
+    private Duration targetDuration = SegmentIdService.DEFAULT_TARGET_DURATION;
 
     /** Largest step that doubling reaches, 1 to 1000000000. The table's step of a tag is the floor. */
-    private int maxStep = 1_000_000;
+    private int maxStep = SegmentIdService.DEFAULT_MAX_STEP;
 
     /** Whether a tag with no row in the table is created on first use (with default-step). Off: an unknown tag is an error. */
     private boolean autoCreate = false;
 
     /** Step of the tags created on first use, 1 to 1000000000. */
-    private int defaultStep = 1000;
+    private int defaultStep = SegmentIdService.DEFAULT_STEP;
 
     /** How long after a failed background load the next background attempt waits, up to 1m. Callers that find both segments used up try at once. */
-    private Duration retryInterval = Duration.ofSeconds(1);
+    private Duration retryInterval = SegmentIdService.DEFAULT_RETRY_INTERVAL;
 
     /** Threads that load segments in the background, 1 to 64. Idle threads exit. */
-    private int loaderThreads = 2;
+    private int loaderThreads = SegmentIdService.DEFAULT_LOADER_THREADS;
 
     public boolean isEnabled() {
         return enabled;
