@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Meters read from the generator's own counters when a registry is scraped, so issuing an ID costs nothing
  * extra: IDs issued, waits on a used-up sequence (count and time), clock steps back, and how far the last
- * issued time lags behind the clock. Tagged with the machine ID and the type as {@code vesta.type} spells it.
+ * issued time lags behind the clock. Tagged with the machine ID, and the type and gen-method as {@code vesta.type}
+ * and {@code vesta.gen-method} spell them: a central server has two generators, {@code rest} and {@code central-server}.
  */
 public class VestaMetrics implements MeterBinder {
 
@@ -30,7 +31,8 @@ public class VestaMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Tags tags = Tags.of("machine", Long.toString(idService.machineId()), "type", propertyValue(idService.type()));
+        Tags tags = Tags.of("machine", Long.toString(idService.machineId()), "type", propertyValue(idService.type()),
+                "gen.method", propertyValue(idService.genMethod()));
         // No base unit: "IDs" is what the name counts, and Prometheus would append it (vesta_ids_issued_ids_total).
         FunctionCounter.builder("vesta.ids.issued", idService, EmbeddedIdService::idsIssued)
                 .description("IDs issued by this node").tags(tags).register(registry);

@@ -5,6 +5,8 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.client.VestaClientAutoConfiguration;
 import io.vesta.autoconfigure.segment.VestaSegmentAutoConfiguration;
+import io.vesta.autoconfigure.server.ServerIdServices;
+import io.vesta.autoconfigure.server.VestaServerAutoConfiguration;
 import io.vesta.client.RemoteIdService;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.time.TimeSource;
@@ -16,11 +18,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Vesta's meters in every mode (embedded, client, segments), when Micrometer is present; Spring Boot binds every
+ * Vesta's meters in every mode (embedded, central server, client, segments), when Micrometer is present; Spring Boot binds every
  * {@link MeterBinder} bean to its registries.
  */
 @AutoConfiguration(after = { VestaAutoConfiguration.class, VestaClientAutoConfiguration.class,
-        VestaSegmentAutoConfiguration.class })
+        VestaSegmentAutoConfiguration.class, VestaServerAutoConfiguration.class })
 @ConditionalOnClass(MeterBinder.class)
 public final class VestaMetricsAutoConfiguration {
 
@@ -29,6 +31,14 @@ public final class VestaMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     VestaMetrics vestaMetrics(EmbeddedIdService idService, TimeSource timeSource) {
         return new VestaMetrics(idService, timeSource);
+    }
+
+    /** A central server's second generator, the one that fills the clients' batches; its first is the IdService. */
+    @Bean
+    @ConditionalOnBean(ServerIdServices.class)
+    @ConditionalOnMissingBean(name = "vestaCentralServerMetrics")
+    VestaMetrics vestaCentralServerMetrics(ServerIdServices services, TimeSource timeSource) {
+        return new VestaMetrics(services.centralServer(), timeSource);
     }
 
     @Configuration(proxyBeanMethods = false)

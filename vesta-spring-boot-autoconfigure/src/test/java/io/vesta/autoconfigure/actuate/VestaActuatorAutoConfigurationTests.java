@@ -167,10 +167,11 @@ class VestaActuatorAutoConfigurationTests {
     }
 
     @Test
-    void metersAreTaggedWithMachineAndTypeAsThePropertiesSpellThem() {
+    void metersAreTaggedWithMachineTypeAndGenMethodAsThePropertiesSpellThem() {
         runner.run(context -> {
             FunctionCounter issued = context.getBean(MeterRegistry.class).get("vesta.ids.issued").functionCounter();
             assertThat(issued.getId().getTag("type")).isEqualTo("min-granularity");
+            assertThat(issued.getId().getTag("gen.method")).isEqualTo("embedded");
             assertThat(issued.getId().getTag("machine")).isEqualTo("12");
         });
     }
@@ -182,10 +183,10 @@ class VestaActuatorAutoConfigurationTests {
             clock.advance(Duration.ofMillis(250));
 
             String scrape = Scrapes.scrape(context);
-            assertThat(scrape).contains("vesta_ids_issued_total{machine=\"12\",type=\"min-granularity\"} 3.0")
+            assertThat(scrape).contains("vesta_ids_issued_total{gen_method=\"embedded\",machine=\"12\",type=\"min-granularity\"} 3.0")
                     .contains("vesta_sequence_exhausted_waits_seconds_count{", "vesta_sequence_exhausted_waits_seconds_sum{")
                     .contains("vesta_clock_backward_steps_total{")
-                    .contains("vesta_clock_lag_seconds{machine=\"12\",type=\"min-granularity\"} 0.25")
+                    .contains("vesta_clock_lag_seconds{gen_method=\"embedded\",machine=\"12\",type=\"min-granularity\"} 0.25")
                     .doesNotContain("_ids_total", "MIN_GRANULARITY");
         });
     }

@@ -25,6 +25,7 @@ import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfig
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -175,11 +176,29 @@ class VestaClientActuatorTests {
                         .hasSingleBean(VestaMetrics.class));
     }
 
-    /** A central server: Tomcat, Spring MVC and Vesta's server endpoints. */
+    @Test
+    void aCentralServerMetersBothItsGeneratorsTaggedByGenMethod() throws InterruptedException {
+        runner.withPropertyValues("vesta.client.servers=" + serverUrl).run(context -> awaitFirstRound(context));
+        MeterRegistry registry = server.getBean(MeterRegistry.class);
+
+        assertThat(registry.get("vesta.ids.issued").tag("gen.method", "central-server").tag("machine", "924")
+                .functionCounter().count()).as("at least the batch of 100 just fetched").isGreaterThanOrEqualTo(100);
+        assertThat(registry.get("vesta.ids.issued").tag("gen.method", "rest").functionCounter()).isNotNull();
+        assertThat(server.getBean(PrometheusMeterRegistry.class).scrape())
+                .contains("vesta_ids_issued_total{gen_method=\"central-server\",machine=\"924\",type=\"max-peak\"}",
+                        "vesta_ids_issued_total{gen_method=\"rest\",machine=\"924\",type=\"max-peak\"}");
+    }
+
+    /** A central server: Tomcat, Spring MVC, Vesta's server endpoints, and its meters in a Prometheus registry. */
     @SpringBootConfiguration
     @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class, TomcatServletWebServerAutoConfiguration.class,
             DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class, VestaAutoConfiguration.class,
-            VestaServerAutoConfiguration.class })
+            VestaServerAutoConfiguration.class, MetricsAutoConfiguration.class, VestaMetricsAutoConfiguration.class })
     static class CentralServer {
+
+        @Bean
+        PrometheusMeterRegistry prometheusMeterRegistry() {
+            return Scrapes.prometheusRegistry();
+        }
     }
 }
