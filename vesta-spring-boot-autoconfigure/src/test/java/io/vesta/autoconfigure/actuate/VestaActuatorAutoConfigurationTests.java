@@ -12,6 +12,8 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.client.RemoteIdService;
+import io.vesta.segment.SegmentIdService;
 import io.vesta.time.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.Test;
@@ -158,6 +160,14 @@ class VestaActuatorAutoConfigurationTests {
                 .withClassLoader(new FilteredClassLoader(MeterBinder.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(VestaMetrics.class)
                         .hasSingleBean(IdService.class));
+    }
+
+    @Test
+    void withoutTheClientAndJdbcModulesEmbeddedHealthAndMetersStillWork() {
+        runner.withClassLoader(new FilteredClassLoader(RemoteIdService.class, SegmentIdService.class))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(VestaHealthIndicator.class)
+                        .hasSingleBean(VestaMetrics.class).doesNotHaveBean(VestaClientMetrics.class)
+                        .doesNotHaveBean(VestaSegmentMetrics.class));
     }
 
     @Test
