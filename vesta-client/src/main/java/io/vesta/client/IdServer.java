@@ -20,6 +20,8 @@ final class IdServer {
     private int consecutiveFailures;
     private long backoffUntilNanos;
     private String lastError;
+    /** Written under the lock, read without it when meters are scraped. */
+    private volatile long failures;
 
     IdServer(URI base, long initialBackoffNanos, long maxBackoffNanos) {
         this.base = base;
@@ -52,7 +54,13 @@ final class IdServer {
         lastError = null;
     }
 
+    /** How many times the server failed, timed out or sent an invalid batch since the client started. */
+    long failures() {
+        return failures;
+    }
+
     synchronized ServerFailure failed(String error, long nowNanos) {
+        failures++;
         consecutiveFailures++;
         lastError = error;
         long backoff = Math.min(initialBackoffNanos, maxBackoffNanos);

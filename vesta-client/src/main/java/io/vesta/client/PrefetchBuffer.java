@@ -127,6 +127,28 @@ final class PrefetchBuffer implements AutoCloseable {
         return batchesFetched.sum();
     }
 
+    /** IDs in memory not yet handed out: the rest of the batch in use and the next batch, if it has arrived. */
+    long bufferedIds() {
+        // Under the lock, which every switch from one batch to the next holds, so that no batch is counted twice
+        // or missed; callers taking IDs do not take it.
+        lock.lock();
+        try {
+            return current.remaining() + (next == null ? 0 : next.remaining());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Why the last round got no batch, each server in the order tried; empty when it got one or none has ended. */
+    List<ServerFailure> lastRoundFailures() {
+        lock.lock();
+        try {
+            return failure == null ? List.of() : failure;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Stops the refill thread (interrupting a fetch under way); IDs still in memory are dropped: gaps, never repeats. */
     @Override
     public void close() {
@@ -285,6 +307,11 @@ final class PrefetchBuffer implements AutoCloseable {
 
         Batch(long[] ids) {
             this.ids = ids;
+        }
+
+        /** IDs not yet handed out; the counter may have overshot the end. */
+        int remaining() {
+            return Math.max(0, ids.length - taken.get());
         }
 
         /** The index of the next ID, or -1 when the batch is used up. */

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
@@ -216,6 +217,33 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     /** How many IDs came from the fallback because no server answered. */
     public long fallbackIds() {
         return fallbackIds.sum();
+    }
+
+    /**
+     * How many times each server failed, timed out or sent an invalid batch since this client started, by base URL in
+     * configured order; a server skipped while backing off is not counted again.
+     */
+    public Map<URI, Long> serverFailures() {
+        return rotation.failuresByServer();
+    }
+
+    /** How many fetches got their IDs from a server after another one failed or was skipped as backing off. */
+    public long failovers() {
+        return rotation.failovers();
+    }
+
+    /** IDs in memory and not yet handed out: the rest of the batch in use and the next batch, if it has arrived. */
+    public long bufferedIds() {
+        return buffer.bufferedIds();
+    }
+
+    /**
+     * Why the last background fetch got no batch: each server and its error, in the order tried. Empty when it got
+     * one, or while the first is under way; while it is not empty, {@link #genId()} takes from the fallback, or,
+     * once the IDs in memory are used up, fails without one.
+     */
+    public List<ServersUnavailableException.ServerFailure> lastRoundFailures() {
+        return buffer.lastRoundFailures();
     }
 
     /** Stops background fetching and closes the fallback. IDs still buffered are dropped: gaps, never repeats. */

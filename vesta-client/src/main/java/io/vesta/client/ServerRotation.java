@@ -5,8 +5,11 @@ import io.vesta.client.ServersUnavailableException.ServerFailure;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -33,6 +36,7 @@ final class ServerRotation {
     private final List<IdServer> servers;
     private final Function<Exception, String> describe;
     private final AtomicInteger nextStart = new AtomicInteger();
+    private final LongAdder failovers = new LongAdder();
 
     /**
      * @param servers at least one
@@ -62,6 +66,9 @@ final class ServerRotation {
             try {
                 long[] ids = fetch.from(server);
                 server.succeeded();
+                if (!failures.isEmpty()) {
+                    failovers.increment();
+                }
                 return new Round(ids, failures);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -92,6 +99,18 @@ final class ServerRotation {
             }
         }
         return retryAt;
+    }
+
+    /** How many rounds got their IDs from a server after another one failed or was skipped as backing off. */
+    long failovers() {
+        return failovers.sum();
+    }
+
+    /** How many times each server failed, timed out or sent an invalid batch, in configured order. */
+    Map<URI, Long> failuresByServer() {
+        Map<URI, Long> failures = new LinkedHashMap<>();
+        servers.forEach(server -> failures.put(server.base(), server.failures()));
+        return failures;
     }
 
     /** How many servers take turns. */

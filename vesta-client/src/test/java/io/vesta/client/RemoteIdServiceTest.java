@@ -28,6 +28,7 @@ import java.util.function.UnaryOperator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 class RemoteIdServiceTest {
 
@@ -487,5 +488,64 @@ class RemoteIdServiceTest {
         RemoteIdService client = client(RemoteIdService.builder().servers(" " + b, a + " "));
 
         assertThat(client.servers()).containsExactly(b, a);
+    }
+
+    // --- counters for health and meters -------------------------------------------------------------------
+
+    @Test
+    void failuresAreCountedPerServerAndABatchFromTheNextServerIsAFailover() throws Exception {
+        FakeServer failing = server(930);
+        failing.behaviour = FakeServer.Behaviour.FAIL;
+        FakeServer serving = server(931);
+
+        // The first round starts at the first server: it fails, the second answers.
+        RemoteIdService client = client(to(failing.uri(), serving.uri()).prefetch(10));
+        Await.until(() -> client.batchesFetched() == 1);
+
+        assertThat(client.serverFailures()).containsExactly(entry(failing.uri(), 1L), entry(serving.uri(), 0L));
+        assertThat(client.failovers()).isEqualTo(1);
+    }
+
+    @Test
+    void aBatchFromTheFirstServerAskedIsNoFailover() throws Exception {
+        FakeServer serving = server(930);
+        RemoteIdService client = client(to(serving.uri()).prefetch(10));
+        Await.until(() -> client.batchesFetched() == 1);
+
+        assertThat(client.failovers()).isZero();
+        assertThat(client.serverFailures()).containsExactly(entry(serving.uri(), 0L));
+    }
+
+    @Test
+    void bufferedIdsCountTheRestOfTheBatchInUseAndTheNextBatch() throws Exception {
+        FakeServer server = server(930);
+        RemoteIdService client = client(to(server.uri()).prefetch(100));
+        Await.until(() -> client.batchesFetched() == 1);
+        assertThat(client.bufferedIds()).as("the first batch, waiting").isEqualTo(100);
+
+        client.genId();
+        assertThat(client.bufferedIds()).isEqualTo(99);
+
+        // The eleventh ID passes the refill threshold (a tenth): the next batch is fetched beside the current one.
+        client.genIds(10);
+        Await.until(() -> client.batchesFetched() == 2);
+        assertThat(client.bufferedIds()).isEqualTo(89 + 100);
+    }
+
+    @Test
+    void lastRoundFailuresListEachServerUntilOneAnswersAgain() throws Exception {
+        FakeServer server = server(930);
+        server.behaviour = FakeServer.Behaviour.FAIL;
+        RemoteIdService client = client(to(server.uri()).prefetch(10));
+
+        Await.until(() -> !client.lastRoundFailures().isEmpty());
+        assertThat(client.lastRoundFailures()).extracting(ServersUnavailableException.ServerFailure::server).containsExactly(server.uri());
+        assertThat(client.lastRoundFailures().get(0).error()).contains("HTTP 503");
+
+        // Rounds go on after each backoff without any caller: the first that gets a batch clears the failures.
+        server.behaviour = FakeServer.Behaviour.SERVE;
+        Await.until(() -> client.batchesFetched() == 1);
+        assertThat(client.lastRoundFailures()).isEmpty();
+        assertThat(client.serverFailures().get(server.uri())).isPositive();
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 import static io.vesta.InvalidSettingException.requireInRange;
 import static io.vesta.InvalidSettingException.requireSet;
@@ -84,6 +86,7 @@ public final class SegmentIdService implements AutoCloseable {
     private final long retryIntervalMillis;
     private final ThreadPoolExecutor loader;
     private final ConcurrentHashMap<String, TagBuffer> tags = new ConcurrentHashMap<>();
+    private final List<Consumer<String>> tagLoadedListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private SegmentIdService(Builder builder) {
@@ -171,6 +174,21 @@ public final class SegmentIdService implements AutoCloseable {
 
     public String table() {
         return table.table();
+    }
+
+    /**
+     * Calls {@code listener} with each tag's name once its first segment is loaded, and at once with every tag
+     * already loaded: how meters learn the tags, which appear on first use. A tag whose first load fails (an
+     * unknown tag, a typo) is never announced. A tag loading while the listener is added may be announced
+     * twice. The listener runs in the thread that loaded the segment and must be quick; what it throws is
+     * logged, never passed on to the caller of {@link #nextId}.
+     */
+    public void addTagLoadedListener(Consumer<String> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must be set");
+        }
+        tagLoadedListeners.add(listener);
+        tags.values().stream().filter(buffer -> buffer.loads.sum() > 0).forEach(buffer -> announce(listener, buffer.bizTag));
     }
 
     /**
@@ -372,6 +390,9 @@ public final class SegmentIdService implements AutoCloseable {
             buffer.lastLoadAt = startedAt;
             buffer.lastFailure = null;
             buffer.loads.increment();
+            if (buffer.loads.sum() == 1) {
+                tagLoadedListeners.forEach(listener -> announce(listener, buffer.bizTag));
+            }
             if (buffer.failing) {
                 buffer.failing = false;
                 LOG.log(System.Logger.Level.INFO, "Segments of bizTag ''{0}'' load again from {1}", buffer.bizTag, table.table());
@@ -386,6 +407,14 @@ public final class SegmentIdService implements AutoCloseable {
                         + table.table() + "; numbers in memory are still served", e);
             }
             throw e;
+        }
+    }
+
+    private static void announce(Consumer<String> listener, String bizTag) {
+        try {
+            listener.accept(bizTag);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "A tag listener failed on bizTag '" + bizTag + "'", e);
         }
     }
 

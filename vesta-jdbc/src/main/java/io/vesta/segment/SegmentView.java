@@ -31,4 +31,9 @@ public record SegmentView(String bizTag, long segmentStart, long segmentEnd, lon
     public long remaining() {
         return segmentEnd - position;
     }
+
+    /** Numbers in memory that this node may still hand out: the rest of the segment in use and the next segment. */
+    public long remainingInMemory() {
+        return remaining() + (nextReady ? nextEnd - nextStart : 0);
+    }
 }

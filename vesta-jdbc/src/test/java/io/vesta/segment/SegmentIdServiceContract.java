@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -323,6 +324,51 @@ abstract class SegmentIdServiceContract {
             service.nextId(TAG);
         }
         assertThat(view(service).loading() || view(service).nextReady()).as("a refill started").isTrue();
+    }
+
+    // --- monitoring ----------------------------------------------------------------------------------------
+
+    @Test
+    void eachTagIsAnnouncedOnceAfterItsFirstLoadAndATagThatNeverLoadedIsNot() throws Exception {
+        insertTag(TAG, 1, 10);
+        SegmentIdService service = track(builder(pool()).build());
+        List<String> announced = new CopyOnWriteArrayList<>();
+        service.addTagLoadedListener(announced::add);
+
+        assertThatThrownBy(() -> service.nextId("invoices")).isInstanceOf(UnknownBizTagException.class);
+        assertThat(service.nextIds(TAG, 25)).hasSize(25);
+        assertThat(view(service).loads()).as("several segments").isGreaterThan(1);
+        assertThat(announced).containsExactly(TAG);
+
+        List<String> later = new ArrayList<>();
+        service.addTagLoadedListener(later::add);
+        assertThat(later).as("a listener added later learns the tags already loaded").containsExactly(TAG);
+    }
+
+    @Test
+    void aListenerThatThrowsDoesNotFailTheCaller() {
+        insertTag(TAG, 1, 10);
+        SegmentIdService service = track(builder(pool()).build());
+        service.addTagLoadedListener(tag -> {
+            throw new IllegalStateException("a broken listener");
+        });
+
+        assertThat(service.nextId(TAG)).isEqualTo(1);
+        assertThat(view(service).lastFailure()).isNull();
+    }
+
+    @Test
+    void remainingInMemoryCountsTheRestOfTheSegmentInUseAndTheNextSegment() throws Exception {
+        insertTag(TAG, 1, 100);
+        SegmentIdService service = track(builder(pool()).maxStep(100).build());
+
+        assertThat(service.nextId(TAG)).isEqualTo(1);
+        assertThat(view(service).remainingInMemory()).isEqualTo(99);
+
+        useUntilRefill(service);
+        awaitTrue(() -> view(service).nextReady(), "the next segment to load");
+        SegmentView view = view(service);
+        assertThat(view.remainingInMemory()).as("the next segment holds a step of 100").isEqualTo(view.remaining() + 100);
     }
 
     // --- database down -------------------------------------------------------------------------------------

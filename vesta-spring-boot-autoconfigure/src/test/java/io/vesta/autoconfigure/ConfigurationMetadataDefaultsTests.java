@@ -83,6 +83,9 @@ class ConfigurationMetadataDefaultsTests {
             "vesta.segment.initialize-schema", "vesta.segment.auto-create", "vesta.server.enabled",
             "vesta.server.make-id-enabled");
 
+    /** Spring-only defaults of Vesta's properties outside {@code vesta.*}: switches under Boot's own prefixes. */
+    private static final Set<String> MANAGEMENT_DEFAULTS = Set.of("management.health.vesta.enabled");
+
     /** The properties classes, unbound, by the prefix they bind. */
     private static final List<Object> PROPERTIES = List.of(new VestaProperties(), new VestaClientProperties(),
             new VestaSegmentProperties(), new VestaMyBatisProperties());
@@ -93,12 +96,13 @@ class ConfigurationMetadataDefaultsTests {
     void everyDefaultInTheMetadataIsTheEnginesOrDeclaredSpringOnly() {
         Set<String> withDefaults = new TreeSet<>();
         metadata.forEach((name, property) -> {
-            if (name.startsWith("vesta.") && property.hasNonNull("defaultValue")) {
+            if ((name.startsWith("vesta.") || MANAGEMENT_DEFAULTS.contains(name)) && property.hasNonNull("defaultValue")) {
                 withDefaults.add(name);
             }
         });
         Set<String> expected = new TreeSet<>(ENGINE_DEFAULTS.keySet());
         expected.addAll(SPRING_DEFAULTS);
+        expected.addAll(MANAGEMENT_DEFAULTS);
         assertThat(withDefaults).isEqualTo(expected);
     }
 

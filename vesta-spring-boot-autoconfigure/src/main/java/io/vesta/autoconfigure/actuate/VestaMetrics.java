@@ -2,20 +2,22 @@ package io.vesta.autoconfigure.actuate;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.vesta.EmbeddedIdService;
 import io.vesta.time.TimeSource;
 
 import java.time.Instant;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Meters read from the generator's own counters when a registry is scraped, so issuing an ID costs nothing
  * extra: IDs issued, waits on a used-up sequence (count and time), clock steps back, and how far the last
- * issued time lags behind the clock.
+ * issued time lags behind the clock. Tagged with the machine ID, and the type and gen-method as {@code vesta.type}
+ * and {@code vesta.gen-method} spell them: a central server has two generators, {@code rest} and {@code central-server}.
  */
 public class VestaMetrics implements MeterBinder {
 
@@ -29,21 +31,27 @@ public class VestaMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Tags tags = Tags.of("machine", Long.toString(idService.machineId()), "type", idService.type().name());
+        Tags tags = Tags.of("machine", Long.toString(idService.machineId()), "type", propertyValue(idService.type()),
+                "gen.method", propertyValue(idService.genMethod()));
+        // No base unit: "IDs" is what the name counts, and Prometheus would append it (vesta_ids_issued_ids_total).
         FunctionCounter.builder("vesta.ids.issued", idService, EmbeddedIdService::idsIssued)
-                .description("IDs issued by this node").baseUnit("ids").tags(tags).register(registry);
+                .description("IDs issued by this node").tags(tags).register(registry);
         FunctionTimer.builder("vesta.sequence.exhausted.waits", idService, EmbeddedIdService::exhaustedWaits,
                         s -> s.exhaustedWaitTime().toNanos(), TimeUnit.NANOSECONDS)
                 .description("Waits for the next time unit after a unit's sequence was used up").tags(tags).register(registry);
         FunctionCounter.builder("vesta.clock.backward.steps", idService, EmbeddedIdService::clockBackwardSteps)
                 .description("Times the clock was seen behind the last issued ID").tags(tags).register(registry);
-        Gauge.builder("vesta.clock.lag", this, VestaMetrics::lagSeconds)
-                .description("How far the time of the last issued ID lags behind the clock").baseUnit("seconds")
-                .tags(tags).register(registry);
+        TimeGauge.builder("vesta.clock.lag", this, TimeUnit.MILLISECONDS, VestaMetrics::lagMillis)
+                .description("How far the time of the last issued ID lags behind the clock").tags(tags).register(registry);
     }
 
-    private double lagSeconds() {
+    private double lagMillis() {
         Instant last = idService.lastIssuedTime();
-        return last == null ? Double.NaN : (timeSource.currentTimeMillis() - last.toEpochMilli()) / 1000.0;
+        return last == null ? Double.NaN : timeSource.currentTimeMillis() - last.toEpochMilli();
+    }
+
+    /** An enum constant as a property spells it, {@code MAX_PEAK} as {@code max-peak}. */
+    static String propertyValue(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

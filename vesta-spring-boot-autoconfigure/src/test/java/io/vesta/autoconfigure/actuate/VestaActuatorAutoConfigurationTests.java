@@ -2,15 +2,18 @@ package io.vesta.autoconfigure.actuate;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.client.RemoteIdService;
+import io.vesta.segment.SegmentIdService;
 import io.vesta.time.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.Test;
@@ -39,14 +42,15 @@ class VestaActuatorAutoConfigurationTests {
 
     private final ManualTimeSource clock = new ManualTimeSource(NOW);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+    private final ApplicationContextRunner withoutRegistry = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, EndpointAutoConfiguration.class,
                     VestaEndpointAutoConfiguration.class, VestaHealthContributorAutoConfiguration.class,
                     MetricsAutoConfiguration.class, VestaMetricsAutoConfiguration.class))
             .withBean(TimeSource.class, () -> clock)
-            .withBean(SimpleMeterRegistry.class)
             // The test's clock writes marks at its own times: they stay out of the directory other tests share.
             .withPropertyValues("vesta.machine-id.value=12", "vesta.type=min-granularity", "vesta.time-store.enabled=false");
+
+    private final ApplicationContextRunner runner = withoutRegistry.withBean(SimpleMeterRegistry.class);
 
     @Test
     void endpointIsThereOnlyWhenExposedAsBootsOwnAre() {
@@ -126,8 +130,8 @@ class VestaActuatorAutoConfigurationTests {
             assertThat(waits.count()).isEqualTo(1);
             assertThat(waits.totalTime(TimeUnit.NANOSECONDS)).isNotNegative();
             assertThat(registry.get("vesta.clock.backward.steps").functionCounter().count()).isEqualTo(1);
-            Gauge lag = registry.get("vesta.clock.lag").gauge();
-            assertThat(lag.value()).isEqualTo(0.5);
+            TimeGauge lag = registry.get("vesta.clock.lag").timeGauge();
+            assertThat(lag.value(TimeUnit.MILLISECONDS)).isEqualTo(500);
         });
     }
 
@@ -159,17 +163,41 @@ class VestaActuatorAutoConfigurationTests {
     }
 
     @Test
+    void withoutTheClientAndJdbcModulesEmbeddedHealthAndMetersStillWork() {
+        runner.withClassLoader(new FilteredClassLoader(RemoteIdService.class, SegmentIdService.class))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(VestaHealthIndicator.class)
+                        .hasSingleBean(VestaMetrics.class).doesNotHaveBean(VestaClientMetrics.class)
+                        .doesNotHaveBean(VestaSegmentMetrics.class));
+    }
+
+    @Test
     void healthIndicatorCanBeSwitchedOff() {
         runner.withPropertyValues("management.health.vesta.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(VestaHealthIndicator.class));
     }
 
     @Test
-    void metersAreTaggedWithMachineAndType() {
+    void metersAreTaggedWithMachineTypeAndGenMethodAsThePropertiesSpellThem() {
         runner.run(context -> {
             FunctionCounter issued = context.getBean(MeterRegistry.class).get("vesta.ids.issued").functionCounter();
-            assertThat(issued.getId().getTag("type")).isEqualTo("MIN_GRANULARITY");
+            assertThat(issued.getId().getTag("type")).isEqualTo("min-granularity");
+            assertThat(issued.getId().getTag("gen.method")).isEqualTo("embedded");
             assertThat(issued.getId().getTag("machine")).isEqualTo("12");
+        });
+    }
+
+    @Test
+    void prometheusScrapesTheGeneratorsMetersUnderConventionalNamesWithoutDoubledUnits() {
+        withoutRegistry.withBean(PrometheusMeterRegistry.class, Scrapes::prometheusRegistry).run(context -> {
+            context.getBean(IdService.class).genIds(3);
+            clock.advance(Duration.ofMillis(250));
+
+            String scrape = Scrapes.scrape(context);
+            assertThat(scrape).contains("vesta_ids_issued_total{gen_method=\"embedded\",machine=\"12\",type=\"min-granularity\"} 3.0")
+                    .contains("vesta_sequence_exhausted_waits_seconds_count{", "vesta_sequence_exhausted_waits_seconds_sum{")
+                    .contains("vesta_clock_backward_steps_total{")
+                    .contains("vesta_clock_lag_seconds{gen_method=\"embedded\",machine=\"12\",type=\"min-granularity\"} 0.25")
+                    .doesNotContain("_ids_total", "MIN_GRANULARITY");
         });
     }
 }
