@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -148,7 +150,10 @@ class ClockStepDuringWaitTest {
         BlockingWait time = new BlockingWait();
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(3)
                 .sequencer(strategy).timeSource(time).build();
-        Future<long[]> caller = CompletableFuture.supplyAsync(() -> service.genIds(1500));
+        // A thread each for the caller and the readers: on two cores JDK 25 runs both on the common pool's one
+        // thread, where the readers would queue behind the blocked caller (JDK 17 gave each task a thread).
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        Future<long[]> caller = threads.submit(() -> service.genIds(1500));
         assertThat(time.waiting.await(10, TimeUnit.SECONDS)).as("the caller waits for the next unit").isTrue();
 
         try {
@@ -156,12 +161,13 @@ class ClockStepDuringWaitTest {
             // or SYNCHRONIZED, holding the generator's lock) waits.
             CompletableFuture<String> readers = CompletableFuture.supplyAsync(() -> service.clockHealthy() + " "
                     + service.clockBehind() + " " + service.idsIssued() + " " + service.lastIssuedTime() + " "
-                    + service.exhaustedWaits() + " " + service.clockBackwardSteps());
+                    + service.exhaustedWaits() + " " + service.clockBackwardSteps(), threads);
             String read = readers.get(5, TimeUnit.SECONDS);
             assertThat(read).startsWith("true PT0S 1024 ");
         } finally {
             time.release.countDown();
         }
         assertThat(caller.get(10, TimeUnit.SECONDS)).hasSize(1500).doesNotHaveDuplicates();
+        threads.shutdown();
     }
 }
