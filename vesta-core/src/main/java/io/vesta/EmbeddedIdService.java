@@ -119,6 +119,12 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return codec.transTime(type, time);
     }
 
+    /** Decoded with this service's codec, so the instant is read in the ID's own type. */
+    @Override
+    public DecodedId decode(long id) {
+        return DecodedId.of(id, codec);
+    }
+
     @Override
     public long makeId(long time, long seq) {
         return makeId(version, type.code(), genMethod.code(), time, seq, machineId);

@@ -29,6 +29,17 @@ public interface IdService {
     /** The wall-clock instant of a decoded time field, in this node's type and epoch. */
     Instant transTime(long time);
 
+    /**
+     * An ID and everything it says about itself, in the one shape every JSON answer of Vesta uses. The embedded
+     * service and the client read the instant in the ID's own type; this default, for implementations without a
+     * codec, reads it with {@link #transTime} and so in this node's type.
+     */
+    default DecodedId decode(long id) {
+        Id fields = expId(id);
+        return new DecodedId(id, Long.toString(id), fields.machine(), fields.seq(), fields.time(), fields.genMethod(),
+                fields.type(), fields.idType(), fields.version(), transTime(fields.time()));
+    }
+
     long makeId(long time, long seq);
 
     long makeId(long time, long seq, long machine);

@@ -53,6 +53,44 @@ class EmbeddedIdServiceTest {
     }
 
     @Test
+    void decodeReadsAnIdOfTheOtherTypeInItsOwnTypesUnit() {
+        EmbeddedIdService maxPeak = builder().build();
+        long minGranularityId = builder().type(IdType.MIN_GRANULARITY).build().genId();
+
+        DecodedId decoded = maxPeak.decode(minGranularityId);
+
+        assertThat(decoded.idType()).isEqualTo(IdType.MIN_GRANULARITY);
+        assertThat(decoded.instant()).isEqualTo(NOW);
+        assertThat(decoded).isEqualTo(DecodedId.of(minGranularityId, maxPeak.codec()));
+    }
+
+    @Test
+    void decodeOfAnIdServiceWithoutACodecReadsTheInstantInTheNodesType() {
+        EmbeddedIdService embedded = builder().type(IdType.MIN_GRANULARITY).build();
+        IdService withoutCodec = new IdService() {
+            public long genId() { return embedded.genId(); }
+            public long[] genIds(int count) { return embedded.genIds(count); }
+            public Id expId(long id) { return embedded.expId(id); }
+            public Instant transTime(long time) { return embedded.transTime(time); }
+            public long makeId(long time, long seq) { return embedded.makeId(time, seq); }
+            public long makeId(long time, long seq, long machine) { return embedded.makeId(time, seq, machine); }
+            public long makeId(long genMethod, long time, long seq, long machine) {
+                return embedded.makeId(genMethod, time, seq, machine);
+            }
+            public long makeId(long type, long genMethod, long time, long seq, long machine) {
+                return embedded.makeId(type, genMethod, time, seq, machine);
+            }
+            public long makeId(long version, long type, long genMethod, long time, long seq, long machine) {
+                return embedded.makeId(version, type, genMethod, time, seq, machine);
+            }
+        };
+        long id = withoutCodec.genId();
+
+        assertThat(withoutCodec.decode(id)).isEqualTo(embedded.decode(id));
+        assertThat(withoutCodec.decode(id).idString()).isEqualTo(Long.toString(id));
+    }
+
+    @Test
     void makeIdFillsTheNodesOwnFields() {
         EmbeddedIdService service = builder().type(IdType.MIN_GRANULARITY).genMethod(GenMethod.CENTRAL_SERVER)
                 .machineIdRange(MachineIdRange.EMBEDDED).build();

@@ -1,5 +1,6 @@
 package io.vesta.client;
 
+import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.Id;
@@ -131,6 +132,12 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     @Override
     public Instant transTime(long time) {
         return codec.transTime(type, time);
+    }
+
+    /** Decoded with this service's codec, so the instant is read in the ID's own type. */
+    @Override
+    public DecodedId decode(long id) {
+        return DecodedId.of(id, codec);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.vesta.autoconfigure.actuate;
 
 import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
-import io.vesta.Id;
 import io.vesta.IdService;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.segment.SegmentIdService;
@@ -12,7 +11,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -74,21 +72,10 @@ public class VestaEndpoint {
         return identity;
     }
 
-    /**
-     * An ID's fields and the instant its time field stands for, in the shape of every decoded ID Vesta shows.
-     * The instant is null when the node cannot read it: an ID of the other type, on a node that has no codec.
-     */
+    /** An ID's fields and the instant its time field stands for, in the shape of every decoded ID Vesta shows. */
     @ReadOperation
     public DecodedId decode(@Selector String id) {
-        long value = parse(id);
-        if (idService instanceof EmbeddedIdService embedded) {
-            return DecodedId.of(value, embedded.codec());
-        }
-        Id fields = idService.expId(value);
-        // transTime works in the node's own type; without a codec an ID of the other type has no instant here.
-        Instant instant = properties.getType() == fields.idType() ? idService.transTime(fields.time()) : null;
-        return new DecodedId(value, Long.toString(value), fields.machine(), fields.seq(), fields.time(),
-                fields.genMethod(), fields.type(), fields.idType(), fields.version(), instant);
+        return idService.decode(parse(id));
     }
 
     private static long parse(String id) {

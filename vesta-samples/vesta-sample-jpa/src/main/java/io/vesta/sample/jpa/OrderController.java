@@ -1,5 +1,6 @@
 package io.vesta.sample.jpa;
 
+import io.vesta.DecodedId;
 import io.vesta.IdService;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -37,7 +38,7 @@ class OrderController {
     }
 
     private OrderView view(Order order) {
-        return new OrderView(order, DecodedId.of(order.getId(), ids));
+        return new OrderView(order, ids.decode(order.getId()));
     }
 
     record NewOrder(String item, int quantity) {

@@ -34,9 +34,10 @@ class JpaSampleApplicationTests {
         String id = order.get("id").asString();
         assertThat(placed.getHeaders().getLocation()).hasToString("/orders/" + id);
         JsonNode decoded = placed.getBody().get("decodedId");
+        assertThat(decoded.get("idString").asString()).as("io.vesta.DecodedId, as the server shows it").isEqualTo(id);
         assertThat(decoded.get("machine").asLong()).isEqualTo(1);
         assertThat(decoded.get("type").asLong()).isEqualTo(1); // min-granularity
-        assertThat(Instant.parse(decoded.get("issuedAt").asString()))
+        assertThat(Instant.parse(decoded.get("instant").asString()))
                 .isBetween(before.minusSeconds(1), Instant.now().plus(Duration.ofSeconds(1)));
 
         JsonNode found = http.get().uri("/orders/{id}", id).retrieve().body(JsonNode.class);

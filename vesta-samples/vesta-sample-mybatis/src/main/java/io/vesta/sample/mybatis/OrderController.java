@@ -1,5 +1,6 @@
 package io.vesta.sample.mybatis;
 
+import io.vesta.DecodedId;
 import io.vesta.IdService;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -39,7 +40,7 @@ class OrderController {
     }
 
     private OrderView view(Order order) {
-        return new OrderView(order, DecodedId.of(order.getId(), ids));
+        return new OrderView(order, ids.decode(order.getId()));
     }
 
     record NewOrder(String item, int quantity) {
