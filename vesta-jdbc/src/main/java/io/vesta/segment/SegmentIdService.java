@@ -1,7 +1,9 @@
 package io.vesta.segment;
 
+
 import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.jdbc.TableScript;
 import io.vesta.time.TimeSource;
 
 import javax.sql.DataSource;
@@ -601,7 +603,7 @@ public final class SegmentIdService implements AutoCloseable {
         public SegmentIdService build() {
             requireSet(settingPrefix + "data-source", dataSource, "a DataSource holding the segment table");
             requireSet(settingPrefix + "time-source", timeSource, "a TimeSource, such as TimeSource.system()");
-            SegmentTable.checkTableName(settingPrefix + "table", table);
+            TableScript.checkTableName(settingPrefix + "table", table);
             if (!(refillThreshold >= 0.0 && refillThreshold < 1.0)) {
                 throw new InvalidSettingException(settingPrefix + "refill-threshold", refillThreshold,
                         "a share of the segment at least 0.0 and below 1.0, such as 0.1");

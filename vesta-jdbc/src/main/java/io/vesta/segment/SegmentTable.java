@@ -1,13 +1,10 @@
 package io.vesta.segment;
 
-import io.vesta.InvalidSettingException;
-
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.regex.Pattern;
 
 /**
  * The segment table through plain JDBC. Every allocation is one transaction: the UPDATE takes the row lock,
@@ -15,9 +12,6 @@ import java.util.regex.Pattern;
  * transaction reads the value this node's own UPDATE produced, never another node's.
  */
 final class SegmentTable {
-
-    /** Unquoted identifiers only, optionally schema-qualified: the name is spliced into SQL text. */
-    private static final Pattern IDENTIFIER = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     /** A step read back from the table, with the segment it produced: numbers in [maxId - step, maxId). */
     record Allocation(long maxId, int step, int tableStep) {
@@ -43,18 +37,6 @@ final class SegmentTable {
         this.updateByStep = "UPDATE " + table + " SET max_id = max_id + ?, update_time = CURRENT_TIMESTAMP WHERE biz_tag = ?";
         this.select = "SELECT max_id, step FROM " + table + " WHERE biz_tag = ?";
         this.insert = "INSERT INTO " + table + " (biz_tag, max_id, step, description, update_time) VALUES (?, 1, ?, ?, CURRENT_TIMESTAMP)";
-    }
-
-    /** What a segment table's name may be, as a phrase that completes "set it to ...". */
-    static final String TABLE_NAME_ALLOWED = "an unquoted SQL identifier (letters, digits and _, not starting with a"
-            + " digit, at most 63 characters), optionally schema.table";
-
-    static String checkTableName(String setting, String name) {
-        if (name == null || !IDENTIFIER.matcher(name).matches()) {
-            throw new InvalidSettingException(setting, name, TABLE_NAME_ALLOWED,
-                    name == null ? "is required" : "is not a table name the segment allocator can use");
-        }
-        return name;
     }
 
     String table() {

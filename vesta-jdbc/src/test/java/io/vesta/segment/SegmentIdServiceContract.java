@@ -558,6 +558,33 @@ abstract class SegmentIdServiceContract {
         assertThat(maxId(TAG)).isEqualTo(7);
     }
 
+    /** Nodes that start together all create the table; each create succeeds when another node's wins the race. */
+    @Test
+    void nodesCreatingTheTableAtOnceAllSucceed() throws Exception {
+        int nodes = 6;
+        ExecutorService executor = executor(nodes);
+        for (int round = 0; round < 15; round++) {
+            String fresh = table + "_r" + round;
+            CyclicBarrier together = new CyclicBarrier(nodes);
+            List<Future<String>> creates = new ArrayList<>();
+            for (int node = 0; node < nodes; node++) {
+                creates.add(executor.submit(() -> {
+                    together.await(10, TimeUnit.SECONDS);
+                    return SegmentSchema.initialize(pool(), fresh);
+                }));
+            }
+            try {
+                for (Future<String> create : creates) {
+                    assertThat(create.get(30, TimeUnit.SECONDS)).isEqualTo(expectedScript());
+                }
+            } finally {
+                try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+                    statement.execute("DROP TABLE IF EXISTS " + fresh);
+                }
+            }
+        }
+    }
+
     // --- helpers -----------------------------------------------------------------------------------------
 
     private SegmentIdService.Builder builder(DataSource dataSource) {

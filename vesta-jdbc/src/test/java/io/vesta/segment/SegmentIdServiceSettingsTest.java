@@ -114,7 +114,7 @@ class SegmentIdServiceSettingsTest {
         assertThat(SegmentSchema.scriptFor("MariaDB")).isEqualTo("io/vesta/segment/schema-mysql.sql");
         assertThat(SegmentSchema.scriptFor("H2")).isEqualTo("io/vesta/segment/schema-h2.sql");
         assertThatIllegalArgumentException().isThrownBy(() -> SegmentSchema.scriptFor("Oracle"))
-                .withMessageStartingWith("No segment table script for database 'Oracle'; scripts exist for PostgreSQL, MySQL, MariaDB and H2");
+                .withMessageStartingWith("No schema script for database 'Oracle'; scripts ship for PostgreSQL, MySQL/MariaDB and H2 (io/vesta/segment/schema-*.sql)");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.vesta.machine.db;
 
 import io.vesta.InvalidSettingException;
+import io.vesta.jdbc.TableScript;
 import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdLease;
@@ -10,25 +11,18 @@ import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.time.TimeSource;
 
 import javax.sql.DataSource;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Pattern;
 
 /**
  * Machine IDs leased from a shared table, so that any number of nodes whose addresses come and go draw from
@@ -84,7 +78,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private static final System.Logger LOG = System.getLogger(DbMachineIdProvider.class.getName());
 
     /** An identifier, optionally schema-qualified: no quoting, so nothing the user typed can reach the SQL. */
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+    private static final TableScript SCRIPT = new TableScript("io/vesta/machine/db", DEFAULT_TABLE);
 
     /** H2's "concurrent update" error: its way of telling a conditional write lost to another transaction. */
     private static final int H2_CONCURRENT_UPDATE = 90131;
@@ -524,16 +518,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     }
 
     private void createTable(Connection connection) throws SQLException {
-        String product = connection.getMetaData().getDatabaseProductName();
-        String script = schemaScript(product, table);
-        try (Statement statement = connection.createStatement()) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
-            for (String sql : script.split(";")) {
-                if (!sql.isBlank()) {
-                    statement.execute(sql);
-                }
-            }
-        }
+        SCRIPT.create(connection, table, queryTimeoutSeconds);
     }
 
     /**
@@ -543,33 +528,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      * @throws InvalidSettingException for a table name that is no identifier
      */
     public static String schemaScript(String databaseProductName, String table) {
-        checkTable("table", table);
-        String dialect = dialect(databaseProductName);
-        String resource = "schema-" + dialect + ".sql";
-        try (InputStream in = DbMachineIdProvider.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("vesta-jdbc is missing its resource io/vesta/machine/db/" + resource);
-            }
-            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return script.replaceAll("--[^\\n]*", "").replaceAll("\\bvesta_machine\\b", table).strip();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String dialect(String product) {
-        String name = product == null ? "" : product.toLowerCase(Locale.ROOT);
-        if (name.contains("postgres")) {
-            return "postgresql";
-        }
-        if (name.contains("mysql") || name.contains("mariadb")) {
-            return "mysql";
-        }
-        if (name.equals("h2")) {
-            return "h2";
-        }
-        throw new IllegalArgumentException("No schema script for database '" + product + "'; scripts ship for "
-                + "PostgreSQL, MySQL/MariaDB and H2 (io/vesta/machine/db/schema-*.sql): create the table by hand from one of them");
+        return SCRIPT.script(databaseProductName, table);
     }
 
     private <T> T inAutoCommit(Connection connection, SqlWork<T> work) throws SQLException {
@@ -658,15 +617,6 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         return DefaultOwner.hostAndPid();
     }
 
-    private static String checkTable(String setting, String table) {
-        if (table == null || !TABLE_NAME.matcher(table).matches()) {
-            throw new InvalidSettingException(setting, table, "an SQL identifier (letters, digits and underscores, not"
-                    + " starting with a digit, at most 63 characters), optionally schema.table",
-                    table == null ? "is required" : "is not an SQL identifier");
-        }
-        return table;
-    }
-
     @FunctionalInterface
     private interface SqlWork<T> {
         T run() throws SQLException;
@@ -748,7 +698,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         public DbMachineIdProvider build() {
             InvalidSettingException.requireSet(settingPrefix + "data-source", dataSource, "a javax.sql.DataSource");
             InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "an io.vesta.time.TimeSource");
-            checkTable(settingPrefix + "table", table);
+            TableScript.checkTableName(settingPrefix + "table", table);
             if (owner == null) {
                 owner = defaultOwner();
             }

@@ -88,6 +88,47 @@ abstract class DbMachineIdProviderContract {
         }
     }
 
+    /**
+     * Nodes that start together on a database without the table all create it: each node's create must succeed
+     * when another node's create of the same table wins the race (PostgreSQL's CREATE TABLE IF NOT EXISTS is not
+     * atomic: the loser can fail on the catalog's unique index). Fresh tables, so every round is a first start.
+     */
+    @Test
+    void nodesCreatingTheTableAtOnceAllStart() throws Exception {
+        int nodes = 6;
+        ExecutorService pool = Executors.newFixedThreadPool(nodes);
+        try {
+            for (int round = 0; round < 15; round++) {
+                String fresh = table + "_r" + round;
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(nodes);
+                List<Future<?>> starts = new ArrayList<>();
+                for (int node = 0; node < nodes; node++) {
+                    TestDataSource dataSource = pooled(1);
+                    DbMachineIdProvider provider = DbMachineIdProvider.builder(dataSource).table(fresh)
+                            .owner("node-" + node).build();
+                    toClose.add(provider);
+                    starts.add(pool.submit(() -> {
+                        together.await(10, TimeUnit.SECONDS);
+                        provider.initializeSchema();
+                        return null;
+                    }));
+                }
+                try {
+                    for (Future<?> start : starts) {
+                        start.get(30, TimeUnit.SECONDS);
+                    }
+                } finally {
+                    try (Connection connection = DriverManager.getConnection(url());
+                            Statement statement = connection.createStatement()) {
+                        statement.execute("DROP TABLE IF EXISTS " + fresh);
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     TestDataSource pooled(int maxOpen) {
         TestDataSource dataSource = TestDataSource.pooled(url(), maxOpen);
         dataSources.add(dataSource);

@@ -29,8 +29,8 @@ class DbMachineIdProviderTest {
                 "vesta.machine-id.db.heartbeat", "5000ms",
                 "a duration in [10ms, 3333ms] (at most a third of vesta.machine-id.db.lease 10000ms)");
         assertRefused(() -> DbMachineIdProvider.builder(dataSource).table("ids; DROP TABLE users").build(),
-                "table", "ids; DROP TABLE users", "an SQL identifier (letters, digits and underscores, not starting with a"
-                        + " digit, at most 63 characters), optionally schema.table");
+                "table", "ids; DROP TABLE users", "an unquoted SQL identifier (letters, digits and _, not starting"
+                        + " with a digit, at most 63 characters), optionally schema.table");
         assertRefused(() -> DbMachineIdProvider.builder(dataSource).owner(" ").build(),
                 "owner", " ", "1 to 255 characters, not blank");
         assertRefused(() -> DbMachineIdProvider.builder(dataSource).settingPrefix("vesta.machine-id.db.")

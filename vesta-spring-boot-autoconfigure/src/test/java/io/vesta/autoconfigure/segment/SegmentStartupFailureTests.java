@@ -41,7 +41,7 @@ class SegmentStartupFailureTests {
     void tableThatIsNotAnIdentifier(CapturedOutput output) {
         assertThat(start(output, "vesta.segment.table=orders; DROP TABLE users"))
                 .contains("Vesta cannot start: the property 'vesta.segment.table' is 'orders; DROP TABLE users'.")
-                .contains("is not a table name the segment allocator can use")
+                .contains("is not an unquoted SQL identifier")
                 .contains("Set 'vesta.segment.table' to an unquoted SQL identifier");
     }
 

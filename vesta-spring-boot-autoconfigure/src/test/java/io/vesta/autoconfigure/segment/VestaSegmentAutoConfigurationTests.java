@@ -228,7 +228,7 @@ class VestaSegmentAutoConfigurationTests {
                     assertThat(context).hasFailed();
                     InvalidSettingException e = invalidProperty(context.getStartupFailure());
                     assertThat(e.setting()).isEqualTo("vesta.segment.initialize-schema");
-                    assertThat(e.getMessage()).contains("No segment table script for database 'Apache Derby'");
+                    assertThat(e.getMessage()).contains("No schema script for database 'Apache Derby'");
                 });
     }
 
