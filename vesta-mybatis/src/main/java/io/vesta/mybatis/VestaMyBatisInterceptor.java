@@ -5,6 +5,7 @@ import io.vesta.IdService;
 import io.vesta.VestaId;
 import org.apache.ibatis.binding.MapperMethod;
 import org.apache.ibatis.executor.Executor;
+import org.apache.ibatis.executor.keygen.NoKeyGenerator;
 import org.apache.ibatis.mapping.MappedStatement;
 import org.apache.ibatis.mapping.SqlCommandType;
 import org.apache.ibatis.plugin.Interceptor;
@@ -30,11 +31,17 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Fills the ID property of the objects an INSERT statement writes, when it is null ({@code 0} for a primitive
- * {@code long}): the property annotated {@link VestaId @VestaId}, or else the one named {@code idProperty}
- * ({@code vesta.mybatis.id-property} in Spring Boot) when it is a {@code Long}, {@code long} or {@code String}. Other
- * statements, and IDs the caller already set, are left alone.
+ * {@code long}): the property annotated {@link VestaId @VestaId}, or else, only when one is named, the
+ * {@code idProperty} ({@code vesta.mybatis.id-property} in Spring Boot) when it is a {@code Long}, {@code long} or
+ * {@code String}. Other statements, and IDs the caller already set, are left alone.
  * <p>
- * Plain MyBatis adds it with {@code configuration.addInterceptor(new VestaMyBatisInterceptor(idService, "id"))}.
+ * A statement whose key something else generates is never touched: one with a key generator that writes key
+ * properties ({@code useGeneratedKeys} with a {@code keyProperty}, or a {@code <selectKey>}). The key belongs to the
+ * database there. A global {@code useGeneratedKeys} without a {@code keyProperty} writes nothing back, so it does
+ * not count.
+ * <p>
+ * Plain MyBatis adds it with {@code configuration.addInterceptor(new VestaMyBatisInterceptor(idService, null))}
+ * ({@code @VestaId} properties only), or with a property name to fill by name too.
  * <p>
  * The parameter may be one object, a {@code Collection} or array of them (a {@code <foreach>} insert), or the map
  * MyBatis makes of {@code @Param} arguments, which holds each argument under its name and again under
@@ -43,9 +50,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 @Intercepts(@Signature(type = Executor.class, method = "update", args = { MappedStatement.class, Object.class }))
 public final class VestaMyBatisInterceptor implements Interceptor {
-
-    /** The property that gets an ID by its name when no property is annotated {@code @VestaId}. */
-    public static final String DEFAULT_ID_PROPERTY = "id";
 
     private static final int MAX_BATCH = 100_000;
 
@@ -59,7 +63,7 @@ public final class VestaMyBatisInterceptor implements Interceptor {
      * Creates the interceptor.
      * @param idService where the IDs come from
      * @param idProperty the property filled by name in objects that have no {@code @VestaId} property, for example
-     *        {@link #DEFAULT_ID_PROPERTY}; {@code null} or blank: only {@code @VestaId} properties
+     *        {@code "id"}; {@code null} or blank: only {@code @VestaId} properties
      */
     public VestaMyBatisInterceptor(IdService idService, String idProperty) {
         this.idService = idService;
@@ -70,10 +74,16 @@ public final class VestaMyBatisInterceptor implements Interceptor {
     public Object intercept(Invocation invocation) throws Throwable {
         Object[] args = invocation.getArgs();
         MappedStatement statement = (MappedStatement) args[0];
-        if (statement.getSqlCommandType() == SqlCommandType.INSERT && args[1] != null) {
+        if (statement.getSqlCommandType() == SqlCommandType.INSERT && args[1] != null && !keyedElsewhere(statement)) {
             assignIds(statement.getConfiguration(), args[1]);
         }
         return invocation.proceed();
+    }
+
+    /** Whether a key generator of the statement writes its keys: they are the database's (or the statement's). */
+    private static boolean keyedElsewhere(MappedStatement statement) {
+        String[] keyProperties = statement.getKeyProperties();
+        return !(statement.getKeyGenerator() instanceof NoKeyGenerator) && keyProperties != null && keyProperties.length > 0;
     }
 
     /** Gives every object in {@code parameter} whose ID property is unset a new ID. */

@@ -54,6 +54,35 @@ abstract class VestaMyBatisInterceptorContract {
     }
 
     @Test
+    void aStatementWhoseKeyTheDatabaseGeneratesKeepsTheDatabasesKey() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order first = new Order("first");
+            Order second = new Order("second");
+            long before = mybatis.issued();
+            mybatis.withMapper(AnnotatedOrderMapper.class, mapper -> mapper.insertKeyed(first) + mapper.insertKeyed(second));
+
+            assertThat(mybatis.issued()).as("IDs taken from Vesta").isEqualTo(before);
+            assertThat(second.getId()).as("the identity column's next value").isEqualTo(first.getId() + 1);
+            assertThat(mybatis.<AnnotatedOrderMapper, String>withMapper(AnnotatedOrderMapper.class,
+                    mapper -> mapper.itemOfKeyed(second.getId()))).isEqualTo("second");
+        }
+    }
+
+    @Test
+    void aStatementWithASelectKeyKeepsItsKey() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            Order order = new Order("selected");
+            long before = mybatis.issued();
+            mybatis.withMapper(AnnotatedOrderMapper.class, mapper -> mapper.insertWithSelectKey(order));
+
+            assertThat(mybatis.issued()).as("IDs taken from Vesta").isEqualTo(before);
+            assertThat(order.getId()).isEqualTo(424242L);
+            assertThat(mybatis.<AnnotatedOrderMapper, String>withMapper(AnnotatedOrderMapper.class,
+                    mapper -> mapper.itemOfKeyed(424242L))).isEqualTo("selected");
+        }
+    }
+
+    @Test
     void aForeachInsertOfAListGivesEveryRowItsOwnId() throws SQLException {
         try (TestSqlSessionFactory mybatis = start()) {
             List<Order> orders = IntStream.range(0, 25).mapToObj(i -> new Order("row-" + i)).toList();

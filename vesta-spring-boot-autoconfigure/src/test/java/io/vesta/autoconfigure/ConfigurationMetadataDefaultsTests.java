@@ -10,7 +10,6 @@ import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
-import io.vesta.mybatis.VestaMyBatisInterceptor;
 import io.vesta.segment.SegmentIdService;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanWrapperImpl;
@@ -63,7 +62,6 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.client.timeout", RemoteIdService.DEFAULT_TIMEOUT);
         ENGINE_DEFAULTS.put("vesta.client.backoff.initial", RemoteIdService.DEFAULT_INITIAL_BACKOFF);
         ENGINE_DEFAULTS.put("vesta.client.backoff.max", RemoteIdService.DEFAULT_MAX_BACKOFF);
-        ENGINE_DEFAULTS.put("vesta.mybatis.id-property", VestaMyBatisInterceptor.DEFAULT_ID_PROPERTY);
         ENGINE_DEFAULTS.put("vesta.segment.table", SegmentIdService.DEFAULT_TABLE);
         ENGINE_DEFAULTS.put("vesta.segment.refill-threshold", SegmentIdService.DEFAULT_REFILL_THRESHOLD);
         ENGINE_DEFAULTS.put("vesta.segment.target-duration", SegmentIdService.DEFAULT_TARGET_DURATION);

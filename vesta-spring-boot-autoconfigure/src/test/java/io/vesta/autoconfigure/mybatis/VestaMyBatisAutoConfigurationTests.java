@@ -30,6 +30,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.OverridingClassLoader;
 import org.springframework.core.io.ClassPathResource;
@@ -60,7 +61,8 @@ class VestaMyBatisAutoConfigurationTests {
                 .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaMyBatisAutoConfiguration.class,
                         DataSourceAutoConfiguration.class, MybatisAutoConfiguration.class))
                 .withUserConfiguration(OwnFactories.class)
-                .withPropertyValues("vesta.machine-id.value=" + MACHINE, "spring.datasource.url=" + MyBatisTestSupport.h2())
+                .withPropertyValues("vesta.machine-id.value=" + MACHINE, "spring.datasource.url=" + MyBatisTestSupport.h2(),
+                        "vesta.mybatis.id-property=id")
                 .withPropertyValues(tables.properties())
                 .run(context -> {
             assertThat(context).hasNotFailed().getBeans(SqlSessionFactory.class).containsOnlyKeys("plain", "withPlugins");
@@ -76,6 +78,37 @@ class VestaMyBatisAutoConfigurationTests {
                 assertThat(context.getBean(IdService.class).expId(order.getId()).machine()).isEqualTo(MACHINE);
             }
         });
+    }
+
+    /** Adding the starter changes no row of a table whose objects do not say {@code @VestaId}. */
+    @Test
+    void byDefaultOnlyVestaIdPropertiesAreFilled() {
+        MyBatisTestSupport.runner(MyBatisTestSupport.h2(), tables).run(context -> {
+            assertThat(context).hasNotFailed();
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            jdbc.execute("create table " + tables.orders() + " (id bigint, item varchar(100))");
+            jdbc.execute("create table " + tables.codes() + " (code varchar(20) primary key, item varchar(100))");
+            Order plain = new Order("plain Long id");
+            CodedOrder coded = new CodedOrder("@VestaId code");
+
+            context.getBean(XmlOrderMapper.class).insert(plain);
+            context.getBean(AnnotatedOrderMapper.class).insertCoded(coded);
+
+            assertThat(plain.getId()).isNull();
+            assertThat(jdbc.queryForObject("select id from " + tables.orders(), Long.class)).isNull();
+            assertThat(context.getBean(IdService.class).expId(Long.parseLong(coded.getCode())).machine()).isEqualTo(MACHINE);
+        });
+    }
+
+    @Test
+    void theIdPropertyFillsAPlainPropertyByNameWhenSet() {
+        MyBatisTestSupport.runner(MyBatisTestSupport.h2(), tables).withPropertyValues("vesta.mybatis.id-property=id")
+                .run(context -> {
+                    tables.create(context.getBean(DataSource.class));
+                    Order order = new Order("by name");
+                    context.getBean(XmlOrderMapper.class).insert(order);
+                    assertThat(context.getBean(IdService.class).expId(order.getId()).machine()).isEqualTo(MACHINE);
+                });
     }
 
     @Test

@@ -5,8 +5,8 @@ import io.vesta.VestaId;
 import java.time.Instant;
 
 /**
- * An order. Vesta's interceptor fills {@code id} on insert while it is null: {@code @VestaId} marks it (its name
- * alone would do, {@code vesta.mybatis.id-property} is {@code id}), and makes Jackson send it as a string.
+ * An order. Vesta's interceptor fills {@code id} on insert while it is null because {@code @VestaId} marks it, and
+ * {@code @VestaId} makes Jackson send it as a string.
  */
 public class Order {
 
