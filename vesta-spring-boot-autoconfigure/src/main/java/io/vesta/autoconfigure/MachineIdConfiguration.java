@@ -12,6 +12,7 @@ import io.vesta.time.TimeSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -165,7 +166,8 @@ abstract class MachineIdConfiguration {
     /**
      * When this node issues IDs under a machine ID of its own: an embedded node without an {@link IdService} of
      * the application's own, a central server (which registers a {@link MachineIdGenMethod}), and a client whose
-     * fallback is embedded. A client without that fallback takes every ID from the servers and needs none.
+     * fallback is embedded. A client without that fallback takes every ID from the servers and needs none, and so
+     * does a server of segments only.
      */
     static final class Needed extends AnyNestedCondition {
 
@@ -175,6 +177,7 @@ abstract class MachineIdConfiguration {
 
         @ConditionalOnProperty(name = "vesta.mode", havingValue = "embedded", matchIfMissing = true)
         @ConditionalOnMissingBean(IdService.class)
+        @Conditional(NotSegmentsOnlyServer.class)
         static final class EmbeddedNode {
         }
 
@@ -185,6 +188,22 @@ abstract class MachineIdConfiguration {
         @ConditionalOnProperty(name = "vesta.mode", havingValue = "client")
         @ConditionalOnProperty(name = "vesta.client.fallback", havingValue = "embedded")
         static final class ClientWithEmbeddedFallback {
+        }
+    }
+
+    /**
+     * Not a server of segments only ({@code vesta.server.enabled=true} with {@code vesta.server.ids-enabled=false}):
+     * such a server issues no IDs of its own, so it has no embedded generator and takes no machine ID.
+     */
+    static final class NotSegmentsOnlyServer extends NoneNestedConditions {
+
+        NotSegmentsOnlyServer() {
+            super(ConfigurationCondition.ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBooleanProperty("vesta.server.enabled")
+        @ConditionalOnBooleanProperty(name = "vesta.server.ids-enabled", havingValue = false)
+        static final class SegmentsOnlyServer {
         }
     }
 

@@ -41,6 +41,7 @@ public final class VestaAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(IdService.class)
     @ConditionalOnProperty(name = "vesta.mode", havingValue = "embedded", matchIfMissing = true)
+    @Conditional(MachineIdConfiguration.NotSegmentsOnlyServer.class)
     EmbeddedIdService vestaIdService(VestaProperties properties, MachineIdProvider machineIdProvider,
             TimeSource timeSource, ObjectProvider<TimestampStore> timestampStore) {
         return EmbeddedIdServiceFactory.create(properties, machineIdProvider, timeSource, timestampStore.getIfAvailable());

@@ -5,57 +5,97 @@ import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
 import io.vesta.time.TimeSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 
 import javax.sql.DataSource;
 
 /**
- * A {@link SegmentIdService} on the application's {@link DataSource} when {@code vesta.segment.enabled=true}.
- * Ordered after Boot's DataSource auto-configuration (named, not referenced: spring-boot-jdbc is the
- * application's choice, not a dependency of Vesta) so that the condition sees the DataSource it makes. The
- * service shares the Vesta {@link TimeSource} when there is one, and is closed with the context, before the
- * DataSource it depends on.
+ * A {@link SegmentIdService} on the application's {@link DataSource} when {@code vesta.segment.enabled=true}, or
+ * a start-up failure that says what is missing when there is no one DataSource to use. Ordered after Boot's
+ * DataSource auto-configuration (named, not referenced: spring-boot-jdbc is the application's choice, not a
+ * dependency of Vesta) so that the conditions see the DataSource it makes. The service shares the Vesta
+ * {@link TimeSource} when there is one, and is closed with the context, before the DataSource it depends on.
  */
 @AutoConfiguration(after = VestaAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnBooleanProperty("vesta.segment.enabled")
-@ConditionalOnSingleCandidate(DataSource.class)
 @EnableConfigurationProperties(VestaSegmentProperties.class)
 public final class VestaSegmentAutoConfiguration {
 
-    /** The service; its builder checks every {@code vesta.segment.*} setting and names a bad one in full. */
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    SegmentIdService vestaSegmentIdService(VestaSegmentProperties properties, DataSource dataSource,
-            ObjectProvider<TimeSource> timeSource) {
-        SegmentIdService service = SegmentIdService.builder()
-                .settingPrefix("vesta.segment.")
-                .dataSource(dataSource)
-                .timeSource(timeSource.getIfUnique(TimeSource::system))
-                .table(properties.getTable())
-                .refillThreshold(properties.getRefillThreshold())
-                .targetDuration(properties.getTargetDuration())
-                .maxStep(properties.getMaxStep())
-                .autoCreate(properties.isAutoCreate())
-                .defaultStep(properties.getDefaultStep())
-                .retryInterval(properties.getRetryInterval())
-                .loaderThreads(properties.getLoaderThreads())
-                .build();
-        if (properties.isInitializeSchema()) {
-            try {
-                SegmentSchema.initialize(dataSource, properties.getTable());
-            } catch (RuntimeException e) {
-                service.close();
-                throw e instanceof IllegalArgumentException unknownDatabase ? noScript(unknownDatabase) : e;
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnSingleCandidate(DataSource.class)
+    static class OnDataSource {
+
+        /** The service; its builder checks every {@code vesta.segment.*} setting and names a bad one in full. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        SegmentIdService vestaSegmentIdService(VestaSegmentProperties properties, DataSource dataSource,
+                ObjectProvider<TimeSource> timeSource) {
+            SegmentIdService service = SegmentIdService.builder()
+                    .settingPrefix("vesta.segment.")
+                    .dataSource(dataSource)
+                    .timeSource(timeSource.getIfUnique(TimeSource::system))
+                    .table(properties.getTable())
+                    .refillThreshold(properties.getRefillThreshold())
+                    .targetDuration(properties.getTargetDuration())
+                    .maxStep(properties.getMaxStep())
+                    .autoCreate(properties.isAutoCreate())
+                    .defaultStep(properties.getDefaultStep())
+                    .retryInterval(properties.getRetryInterval())
+                    .loaderThreads(properties.getLoaderThreads())
+                    .build();
+            if (properties.isInitializeSchema()) {
+                try {
+                    SegmentSchema.initialize(dataSource, properties.getTable());
+                } catch (RuntimeException e) {
+                    service.close();
+                    throw e instanceof IllegalArgumentException unknownDatabase ? noScript(unknownDatabase) : e;
+                }
             }
+            return service;
         }
-        return service;
+    }
+
+    /**
+     * Segment mode with no DataSource to use (none, or several and none primary): without this, the application
+     * would start with no segments and answer 404 on /vesta/segment/**.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(NoSingleDataSource.class)
+    static class WithoutDataSource {
+
+        @Bean
+        @ConditionalOnMissingBean
+        SegmentIdService vestaSegmentIdService(ListableBeanFactory beanFactory) {
+            String[] names = beanFactory.getBeanNamesForType(DataSource.class);
+            throw new InvalidSettingException("vesta.segment.enabled", true,
+                    "false, or true with one DataSource to use (spring.datasource.url, or a DataSource bean; of several,"
+                            + " one marked @Primary)",
+                    names.length == 0 ? "needs a DataSource and the application has none"
+                            : "needs one DataSource and the application has " + names.length + ", none of them primary: "
+                                    + String.join(", ", names));
+        }
+    }
+
+    static final class NoSingleDataSource extends NoneNestedConditions {
+
+        NoSingleDataSource() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnSingleCandidate(DataSource.class)
+        static final class SingleDataSource {
+        }
     }
 
     /** The builder accepted the table name, so initialize refused the database: Vesta has no script for it. */

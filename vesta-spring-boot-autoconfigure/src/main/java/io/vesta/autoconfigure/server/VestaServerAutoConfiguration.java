@@ -42,76 +42,99 @@ import tools.jackson.databind.json.JsonMapper;
 @EnableConfigurationProperties({ VestaProperties.class, VestaServerProperties.class })
 public final class VestaServerAutoConfiguration {
 
-    /**
-     * Asks for the server range: {@link VestaAutoConfiguration}'s machine-ID provider serves both generators,
-     * whose gen-methods (rest and central-server) draw from it.
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    MachineIdGenMethod vestaMachineIdGenMethod(VestaProperties properties, Environment environment) {
-        checkServerSettings(properties, environment);
-        return new MachineIdGenMethod(GenMethod.REST);
-    }
-
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    ServerIdServices vestaServerIdServices(VestaProperties properties, Environment environment,
-            MachineIdProvider machineIdProvider, ObjectProvider<TimeSource> timeSource,
-            ObjectProvider<TimestampStore> timestampStore) {
-        checkServerSettings(properties, environment);
-        return ServerIdServices.create(environment, machineIdProvider, timeSource.getIfUnique(TimeSource::system),
-                timestampStore.getIfAvailable());
-    }
-
-    /** The application's IdService: the REST generator. Closed with {@link ServerIdServices}, which owns it. */
-    @Bean(destroyMethod = "")
-    @ConditionalOnMissingBean(IdService.class)
-    EmbeddedIdService vestaIdService(ServerIdServices services) {
-        return services.rest();
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    VestaServerController vestaServerController(ServerIdServices services) {
-        return new VestaServerController(services);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    VestaBatchController vestaBatchController(ServerIdServices services) {
-        return new VestaBatchController(services);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @ConditionalOnBooleanProperty("vesta.server.make-id-enabled")
-    VestaMakeIdController vestaMakeIdController(ServerIdServices services) {
-        return new VestaMakeIdController(services);
-    }
-
     @Bean
     @ConditionalOnMissingBean
     VestaServerExceptionHandler vestaServerExceptionHandler() {
         return new VestaServerExceptionHandler();
     }
 
-    /**
-     * {@link GenIdServlet}, which writes its problem details with Jackson: like every other answer of the server,
-     * whose controllers Spring MVC writes with it.
-     */
+    /** The IDs of a central server, unless {@code vesta.server.ids-enabled=false} makes it a server of segments only. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(JsonMapper.class)
-    static class GenIdServletConfiguration {
+    @ConditionalOnBooleanProperty(name = "vesta.server.ids-enabled", matchIfMissing = true)
+    static class Ids {
+
+        /**
+         * Asks for the server range: {@link VestaAutoConfiguration}'s machine-ID provider serves both generators,
+         * whose gen-methods (rest and central-server) draw from it.
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        MachineIdGenMethod vestaMachineIdGenMethod(VestaProperties properties, Environment environment) {
+            checkServerSettings(properties, environment);
+            return new MachineIdGenMethod(GenMethod.REST);
+        }
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        ServerIdServices vestaServerIdServices(VestaProperties properties, Environment environment,
+                MachineIdProvider machineIdProvider, ObjectProvider<TimeSource> timeSource,
+                ObjectProvider<TimestampStore> timestampStore) {
+            checkServerSettings(properties, environment);
+            return ServerIdServices.create(environment, machineIdProvider, timeSource.getIfUnique(TimeSource::system),
+                    timestampStore.getIfAvailable());
+        }
+
+        /** The application's IdService: the REST generator. Closed with {@link ServerIdServices}, which owns it. */
+        @Bean(destroyMethod = "")
+        @ConditionalOnMissingBean(IdService.class)
+        EmbeddedIdService vestaIdService(ServerIdServices services) {
+            return services.rest();
+        }
 
         @Bean
-        @ConditionalOnMissingBean(name = "vestaGenIdServlet")
-        ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services,
-                ObjectProvider<JsonMapper> jsonMapper) {
-            ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(
-                    new GenIdServlet(services, jsonMapper), GenIdServlet.PATH);
-            registration.setName("vestaGenIdServlet");
-            registration.setLoadOnStartup(1);
-            return registration;
+        @ConditionalOnMissingBean
+        VestaServerController vestaServerController(ServerIdServices services) {
+            return new VestaServerController(services);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        VestaBatchController vestaBatchController(ServerIdServices services) {
+            return new VestaBatchController(services);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBooleanProperty("vesta.server.make-id-enabled")
+        VestaMakeIdController vestaMakeIdController(ServerIdServices services) {
+            return new VestaMakeIdController(services);
+        }
+
+        /**
+         * {@link GenIdServlet}, which writes its problem details with Jackson: like every other answer of the server,
+         * whose controllers Spring MVC writes with it.
+         */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(JsonMapper.class)
+        static class GenIdServletConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "vestaGenIdServlet")
+            ServletRegistrationBean<GenIdServlet> vestaGenIdServlet(ServerIdServices services,
+                    ObjectProvider<JsonMapper> jsonMapper) {
+                ServletRegistrationBean<GenIdServlet> registration = new ServletRegistrationBean<>(
+                        new GenIdServlet(services, jsonMapper), GenIdServlet.PATH);
+                registration.setName("vestaGenIdServlet");
+                registration.setLoadOnStartup(1);
+                return registration;
+            }
+        }
+    }
+
+    /**
+     * A server of segments only ({@code vesta.server.ids-enabled=false}): no ID endpoints and no machine ID, so it
+     * must serve segments, or it serves nothing.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "vesta.server.ids-enabled", havingValue = false)
+    static class SegmentsOnly {
+
+        SegmentsOnly(Environment environment) {
+            if (!environment.getProperty("vesta.segment.enabled", Boolean.class, false)) {
+                throw new InvalidSettingException("vesta.server.ids-enabled", false,
+                        "true, or false together with vesta.segment.enabled=true (a server of segments only)",
+                        "leaves the server nothing to serve: vesta.segment.enabled is not true");
+            }
         }
     }
 

@@ -1,20 +1,30 @@
 package io.vesta.autoconfigure.segment;
 
+import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.segment.SegmentIdService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+import javax.sql.DataSource;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
-/** A bad {@code vesta.segment.*} property stops start-up with Spring Boot's failure report naming it. */
+/** A bad {@code vesta.segment.*} property, or segment mode with no DataSource to use, stops start-up with a report naming it. */
 @ExtendWith(OutputCaptureExtension.class)
 class SegmentStartupFailureTests {
 
@@ -43,6 +53,61 @@ class SegmentStartupFailureTests {
                 .contains("Vesta cannot start: the property 'vesta.segment.table' is 'orders; DROP TABLE users'.")
                 .contains("is not an unquoted SQL identifier")
                 .contains("Set 'vesta.segment.table' to an unquoted SQL identifier");
+    }
+
+    @Test
+    void segmentModeWithoutADataSourceFailsNamingTheProperty(CapturedOutput output) {
+        assertThatException().isThrownBy(() -> new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
+                .properties("spring.main.banner-mode=off", "vesta.machine-id.value=5", "vesta.segment.enabled=true",
+                        "spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+                .run().close());
+        assertThat(output.getOut() + output.getErr()).contains("APPLICATION FAILED TO START")
+                .contains("Vesta cannot start: the property 'vesta.segment.enabled' is 'true'.")
+                .contains("needs a DataSource and the application has none")
+                .contains("Set 'vesta.segment.enabled' to false, or true with one DataSource to use (spring.datasource.url,"
+                        + " or a DataSource bean; of several, one marked @Primary).");
+    }
+
+    @Test
+    void segmentModeWithTwoDataSourcesAndNoPrimaryFailsNamingThem() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaSegmentAutoConfiguration.class))
+                .withUserConfiguration(TwoDataSources.class)
+                .withPropertyValues("vesta.machine-id.value=5", "vesta.segment.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
+                            e -> {
+                                assertThat(e.setting()).isEqualTo("vesta.segment.enabled");
+                                assertThat(e.value()).isEqualTo(true);
+                                assertThat(e.getMessage()).contains("needs one DataSource and the application has 2, none of"
+                                        + " them primary: orders, audit");
+                            });
+                });
+    }
+
+    @Test
+    void anApplicationsOwnSegmentIdServiceIsLeftAloneWithoutADataSource() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaSegmentAutoConfiguration.class))
+                .withBean(SegmentIdService.class, () -> SegmentIdService.builder()
+                        .dataSource(new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:own")).build())
+                .withPropertyValues("vesta.machine-id.value=5", "vesta.segment.enabled=true")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(SegmentIdService.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDataSources {
+
+        @Bean
+        DataSource orders() {
+            return new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:orders");
+        }
+
+        @Bean
+        DataSource audit() {
+            return new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:audit");
+        }
     }
 
     @SpringBootConfiguration

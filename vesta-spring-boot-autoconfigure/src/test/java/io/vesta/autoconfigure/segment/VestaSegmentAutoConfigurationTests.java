@@ -153,11 +153,12 @@ class VestaSegmentAutoConfigurationTests {
     }
 
     @Test
-    void withoutADataSourceThereIsNoSegmentService() {
+    void withoutADataSourceSegmentModeFailsStartUpRatherThanStartingWithoutSegments() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaSegmentAutoConfiguration.class))
                 .withPropertyValues("vesta.machine-id.value=3", "vesta.segment.enabled=true")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(SegmentIdService.class));
+                .run(context -> assertThat(context).getFailure().rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
+                        e -> assertThat(e.setting()).isEqualTo("vesta.segment.enabled")));
     }
 
     @Test

@@ -1,11 +1,10 @@
 package io.vesta.autoconfigure.server;
 
-import io.vesta.autoconfigure.ThisHost;
-
 import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.ThisHost;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
@@ -15,9 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.web.servlet.DispatcherServlet;
 
 import javax.sql.DataSource;
 import java.nio.file.Files;
@@ -43,14 +44,49 @@ class VestaServerAutoConfigurationTests {
     }
 
     @Test
-    void theServerNeedsAServletWebApplication() {
+    void outsideAServletWebApplicationTheServerFailsStartUpSayingSo() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaServerAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class, VestaServerAutoConfiguration.class,
+                        VestaServerWithoutMvcAutoConfiguration.class))
+                .withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.server.enabled");
+                            assertThat(e.getMessage()).contains("needs a servlet web application, and this one is not");
+                        }));
+    }
+
+    /** It used to start as an embedded node and fail, if at all, on the machine ID's range. */
+    @Test
+    void withoutSpringMvcTheServerFailsStartUpNamingTheStarter() {
+        runner.withConfiguration(AutoConfigurations.of(VestaServerWithoutMvcAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
                 .withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=5")
-                .run(context -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(ServerIdServices.class);
-                    assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(5);
-                });
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.server.enabled");
+                            assertThat(e.value()).isEqualTo(true);
+                            assertThat(e.getMessage()).contains("needs Spring MVC, and it is not on the classpath: add"
+                                    + " org.springframework.boot:spring-boot-starter-webmvc");
+                        }));
+    }
+
+    @Test
+    void withSpringMvcTheServerStartsAndTheCheckStaysOut() {
+        runner.withConfiguration(AutoConfigurations.of(VestaServerWithoutMvcAutoConfiguration.class))
+                .withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ServerIdServices.class)
+                        .doesNotHaveBean(VestaServerWithoutMvcAutoConfiguration.class));
+    }
+
+    @Test
+    void aServerWithoutIdsMustServeSegments() {
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.server.ids-enabled=false")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.server.ids-enabled");
+                            assertThat(e.getMessage()).contains("leaves the server nothing to serve");
+                        }));
     }
 
     @Test
