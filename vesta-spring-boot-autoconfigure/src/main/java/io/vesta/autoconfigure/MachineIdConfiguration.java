@@ -3,6 +3,7 @@ package io.vesta.autoconfigure;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.jdbc.SchemaInitialization;
 import io.vesta.machine.IpListMachineIdProvider;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.PropertyMachineIdProvider;
@@ -81,8 +82,12 @@ abstract class MachineIdConfiguration {
     @ConditionalOnProperty(name = STRATEGY, havingValue = "db")
     static class Db {
 
+        /**
+         * Declared as what it is, so that Boot's detector of beans that depend on database initialisation finds it
+         * without making it: the lease is taken only after spring.sql.init, Flyway or Liquibase ran.
+         */
         @Bean
-        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<DataSource> dataSource,
+        DbMachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<DataSource> dataSource,
                 ObjectProvider<TimeSource> timeSource, Environment environment) {
             DataSource applicationDataSource = dataSource.getIfUnique();
             if (applicationDataSource == null) {
@@ -97,7 +102,7 @@ abstract class MachineIdConfiguration {
                     .owner(db.getOwner() != null ? db.getOwner()
                             : ownerAtPort(DbMachineIdProvider.defaultOwner(), environment))
                     .lease(db.getLease())
-                    .initializeSchema(db.isInitializeSchema())
+                    .initializeSchema(SchemaInitialization.applies(db.getInitializeSchema(), applicationDataSource))
                     .timeSource(timeSource.getIfUnique(TimeSource::system));
             // Unset: the builder's own default.
             PropertyMapper map = PropertyMapper.get();

@@ -10,6 +10,7 @@ import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.sequence.SequencerStrategy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,8 +204,8 @@ public class VestaProperties {
         // Unset means the provider's own default: its class is in vesta-jdbc, which need not be on the classpath.
         private Duration heartbeat;
 
-        /** Whether to create the table at start-up (CREATE TABLE IF NOT EXISTS, with the DDL for PostgreSQL, MySQL/MariaDB or H2). */
-        private boolean initializeSchema = false;
+        /** When to create the lease table at start-up if it is missing, with the shipped DDL for PostgreSQL, MySQL/MariaDB or H2: embedded (only on an embedded database, as Boot does for its own schemas), always, or never (migrations own the schema). */
+        private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
         public String getTable() {
             return table;
@@ -238,11 +239,11 @@ public class VestaProperties {
             this.heartbeat = heartbeat;
         }
 
-        public boolean isInitializeSchema() {
+        public DatabaseInitializationMode getInitializeSchema() {
             return initializeSchema;
         }
 
-        public void setInitializeSchema(boolean initializeSchema) {
+        public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
             this.initializeSchema = initializeSchema;
         }
     }

@@ -41,7 +41,7 @@ class MachineIdConfigurationTests {
     @Test
     void dbStrategyLeasesTheLowestFreeIdAndReleasesItWhenTheContextCloses() {
         String[] properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
-                "vesta.machine-id.db.initialize-schema=true", "vesta.machine-id.db.owner=node-a",
+                "vesta.machine-id.db.initialize-schema=always", "vesta.machine-id.db.owner=node-a",
                 "vesta.machine-id.embedded-range.min=40" };
         runner.withPropertyValues(properties).run(context -> {
             EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
@@ -61,7 +61,7 @@ class MachineIdConfigurationTests {
     @Test
     void healthGoesDownWhenTheLeaseIsLost() {
         runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
-                "vesta.machine-id.db.initialize-schema=true").run(context -> {
+                "vesta.machine-id.db.initialize-schema=always").run(context -> {
                     context.getBean(MachineIdProvider.class).lease().revoke("the row was taken over by node-z");
                     assertThat(context.getBean(VestaHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
                     assertThat((String) context.getBean(VestaHealthIndicator.class).health().getDetails().get("reason"))
@@ -146,7 +146,7 @@ class MachineIdConfigurationTests {
     @Test
     void dbStrategyOwnsItsLeaseAsHostAndPortWhenThePortIsFixed() {
         String[] properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
-                "vesta.machine-id.db.initialize-schema=true" };
+                "vesta.machine-id.db.initialize-schema=always" };
         String hostAndPid = DbMachineIdProvider.defaultOwner();
         String host = hostAndPid.substring(0, hostAndPid.lastIndexOf(':') + 1);
         runner.withPropertyValues(properties).withPropertyValues("server.port=8123")

@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.segment;
 
 import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.jdbc.SchemaInitialization;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
 import io.vesta.time.TimeSource;
@@ -13,11 +14,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 import javax.sql.DataSource;
+import java.util.Locale;
 
 /**
  * A {@link SegmentIdService} on the application's {@link DataSource} when {@code vesta.segment.enabled=true}, or
@@ -54,12 +57,13 @@ public final class VestaSegmentAutoConfiguration {
                     .retryInterval(properties.getRetryInterval())
                     .loaderThreads(properties.getLoaderThreads())
                     .build();
-            if (properties.isInitializeSchema()) {
+            if (SchemaInitialization.applies(properties.getInitializeSchema(), dataSource)) {
                 try {
                     SegmentSchema.initialize(dataSource, properties.getTable());
                 } catch (RuntimeException e) {
                     service.close();
-                    throw e instanceof IllegalArgumentException unknownDatabase ? noScript(unknownDatabase) : e;
+                    throw e instanceof IllegalArgumentException unknownDatabase
+                            ? noScript(properties.getInitializeSchema(), unknownDatabase) : e;
                 }
             }
             return service;
@@ -99,9 +103,10 @@ public final class VestaSegmentAutoConfiguration {
     }
 
     /** The builder accepted the table name, so initialize refused the database: Vesta has no script for it. */
-    private static InvalidSettingException noScript(IllegalArgumentException e) {
-        InvalidSettingException invalid = new InvalidSettingException("vesta.segment.initialize-schema", true,
-                "false, with the table created by hand or by migrations from " + SegmentSchema.POSTGRESQL + ", "
+    private static InvalidSettingException noScript(DatabaseInitializationMode mode, IllegalArgumentException e) {
+        InvalidSettingException invalid = new InvalidSettingException("vesta.segment.initialize-schema",
+                mode.name().toLowerCase(Locale.ROOT),
+                "never, with the table created by hand or by migrations from " + SegmentSchema.POSTGRESQL + ", "
                         + SegmentSchema.MYSQL + " or " + SegmentSchema.H2,
                 "cannot be used here: " + e.getMessage());
         invalid.initCause(e);

@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.segment;
 
 import io.vesta.segment.SegmentIdService;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 import java.time.Duration;
 
@@ -20,8 +21,8 @@ public class VestaSegmentProperties {
     /** The segment table: an unquoted SQL identifier, optionally schema.table. */
     private String table = SegmentIdService.DEFAULT_TABLE;
 
-    /** Whether to create the segment table at start-up if it is missing, with the script for the database (PostgreSQL, MySQL, MariaDB, H2). Leave off when migrations (Flyway, Liquibase) own the schema. */
-    private boolean initializeSchema = false;
+    /** When to create the segment table at start-up if it is missing, with the shipped script for PostgreSQL, MySQL/MariaDB or H2: embedded (only on an embedded database, as Boot does for its own schemas), always, or never (migrations own the schema). */
+    private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
     /** Share of a segment used before the next one is loaded in the background, at least 0 and below 1. */
     private double refillThreshold = SegmentIdService.DEFAULT_REFILL_THRESHOLD;
@@ -60,11 +61,11 @@ public class VestaSegmentProperties {
         this.table = table;
     }
 
-    public boolean isInitializeSchema() {
+    public DatabaseInitializationMode getInitializeSchema() {
         return initializeSchema;
     }
 
-    public void setInitializeSchema(boolean initializeSchema) {
+    public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
         this.initializeSchema = initializeSchema;
     }
 

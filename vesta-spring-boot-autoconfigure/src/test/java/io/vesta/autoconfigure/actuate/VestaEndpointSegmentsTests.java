@@ -28,7 +28,7 @@ class VestaEndpointSegmentsTests {
                     VestaSegmentAutoConfiguration.class, EndpointAutoConfiguration.class, VestaEndpointAutoConfiguration.class))
             .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + table + ";DB_CLOSE_DELAY=-1",
                     "vesta.machine-id.value=12", "management.endpoints.web.exposure.include=vesta",
-                    "vesta.segment.table=" + table, "vesta.segment.initialize-schema=true");
+                    "vesta.segment.table=" + table, "vesta.segment.initialize-schema=always");
 
     @Test
     @SuppressWarnings("unchecked")

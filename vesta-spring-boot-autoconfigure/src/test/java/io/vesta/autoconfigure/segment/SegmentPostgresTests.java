@@ -40,7 +40,7 @@ class SegmentPostgresTests {
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
                         VestaSegmentAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=" + url, "spring.datasource.hikari.maximum-pool-size=4",
-                        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=true",
+                        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always",
                         "vesta.segment.auto-create=true", "vesta.segment.default-step=50", "vesta.segment.max-step=400",
                         "vesta.segment.table=" + table);
         ConcurrentLinkedQueue<Long> issued = new ConcurrentLinkedQueue<>();

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "vesta.machine-id.value=930", "vesta.server.enabled=true",
-        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=true",
+        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always",
         "management.endpoints.web.exposure.include=vesta" })
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SegmentServerTests {

@@ -55,6 +55,15 @@ class SegmentStartupFailureTests {
                 .contains("Set 'vesta.segment.table' to an unquoted SQL identifier");
     }
 
+    /** The property was a boolean before it took Boot's modes: an old value says which values it takes now. */
+    @Test
+    void aBooleanInitializeSchemaIsRefusedListingTheModes(CapturedOutput output) {
+        assertThat(start(output, "vesta.segment.initialize-schema=true"))
+                .contains("Failed to bind properties under 'vesta.segment.initialize-schema'")
+                .contains("Value: \"true\"")
+                .containsSubsequence("The following values are valid:", "ALWAYS", "EMBEDDED", "NEVER");
+    }
+
     @Test
     void segmentModeWithoutADataSourceFailsNamingTheProperty(CapturedOutput output) {
         assertThatException().isThrownBy(() -> new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)

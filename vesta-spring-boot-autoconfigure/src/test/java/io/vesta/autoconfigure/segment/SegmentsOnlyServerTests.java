@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "vesta.server.enabled=true", "vesta.server.ids-enabled=false", "server.address=127.0.0.1",
-        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=true", "vesta.segment.auto-create=true",
+        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always", "vesta.segment.auto-create=true",
         "spring.main.banner-mode=off" })
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SegmentsOnlyServerTests {

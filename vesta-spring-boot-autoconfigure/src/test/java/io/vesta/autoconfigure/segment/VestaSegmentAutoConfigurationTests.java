@@ -40,7 +40,7 @@ class VestaSegmentAutoConfigurationTests {
                     "vesta.machine-id.value=3", "vesta.segment.table=" + table);
 
     private ApplicationContextRunner enabled() {
-        return runner.withPropertyValues("vesta.segment.enabled=true", "vesta.segment.initialize-schema=true");
+        return runner.withPropertyValues("vesta.segment.enabled=true", "vesta.segment.initialize-schema=always");
     }
 
     @Test
@@ -70,7 +70,7 @@ class VestaSegmentAutoConfigurationTests {
     void defaultsAreTheEnginesDefaults() {
         VestaSegmentProperties defaults = new VestaSegmentProperties();
         assertThat(defaults.isEnabled()).isFalse();
-        assertThat(defaults.isInitializeSchema()).isFalse();
+        assertThat(defaults.getInitializeSchema()).isEqualTo(org.springframework.boot.sql.init.DatabaseInitializationMode.EMBEDDED);
         assertThat(defaults.isAutoCreate()).isFalse();
         assertThat(defaults.getTable()).isEqualTo(SegmentIdService.DEFAULT_TABLE);
         assertThat(defaults.getRefillThreshold()).isEqualTo(SegmentIdService.DEFAULT_REFILL_THRESHOLD);
@@ -166,7 +166,7 @@ class VestaSegmentAutoConfigurationTests {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaSegmentAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + table + ";DB_CLOSE_DELAY=-1",
-                        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=true",
+                        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always",
                         "vesta.segment.auto-create=true", "vesta.segment.table=" + table)
                 .run(context -> {
                     Instant before = Instant.now();
@@ -223,7 +223,7 @@ class VestaSegmentAutoConfigurationTests {
     void initializeSchemaOnADatabaseWithoutAScriptNamesTheProperty() {
         // Any product Vesta has no script for; H2 in a compatibility mode still reports "H2", so the DataSource
         // reports another product name.
-        runner.withPropertyValues("vesta.segment.enabled=true", "vesta.segment.initialize-schema=true")
+        runner.withPropertyValues("vesta.segment.enabled=true", "vesta.segment.initialize-schema=always")
                 .withBean(DataSource.class, () -> new ProductNameDataSource("jdbc:h2:mem:" + table, "Apache Derby"))
                 .run(context -> {
                     assertThat(context).hasFailed();

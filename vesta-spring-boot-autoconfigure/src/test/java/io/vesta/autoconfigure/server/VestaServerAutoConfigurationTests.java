@@ -142,7 +142,7 @@ class VestaServerAutoConfigurationTests {
         runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + table + ";DB_CLOSE_DELAY=-1",
                         "vesta.server.enabled=true", "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
-                        "vesta.machine-id.db.initialize-schema=true", "vesta.machine-id.db.owner=server-a")
+                        "vesta.machine-id.db.initialize-schema=always", "vesta.machine-id.db.owner=server-a")
                 .run(context -> {
                     ServerIdServices services = context.getBean(ServerIdServices.class);
                     assertThat(services.rest().machineId()).isEqualTo(924);

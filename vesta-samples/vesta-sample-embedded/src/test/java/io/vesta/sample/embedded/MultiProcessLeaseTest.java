@@ -102,7 +102,7 @@ class MultiProcessLeaseTest {
                 "--vesta.type=min-granularity",
                 "--vesta.machine-id.strategy=db",
                 "--vesta.machine-id.db.table=" + table,
-                "--vesta.machine-id.db.initialize-schema=true",
+                "--vesta.machine-id.db.initialize-schema=always",
                 "--vesta.machine-id.db.owner=" + owner,
                 "--vesta.machine-id.db.lease=3s",
                 "--vesta.machine-id.db.heartbeat=500ms",

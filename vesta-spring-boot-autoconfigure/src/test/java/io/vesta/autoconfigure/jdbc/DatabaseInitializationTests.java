@@ -1,0 +1,195 @@
+package io.vesta.autoconfigure.jdbc;
+
+import io.vesta.IdService;
+import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.segment.VestaSegmentAutoConfiguration;
+import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentSchema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Vesta's tables created by the application's own database initialisation ({@code spring.sql.init}, Flyway) from the
+ * shipped DDL, and by Vesta itself by {@code initialize-schema} mode, on H2, PostgreSQL and MariaDB. The lease and
+ * the segment service start after the application's initialisation, so its tables are there when they read them.
+ */
+class DatabaseInitializationTests {
+
+    /** The databases, each by the product name its script is chosen by; the servers' URLs come from the environment. */
+    enum Database {
+        H2("H2", null), POSTGRESQL("PostgreSQL", "VESTA_TEST_POSTGRES_URL"), MARIADB("MariaDB", "VESTA_TEST_MARIADB_URL");
+
+        final String product;
+        final String variable;
+
+        Database(String product, String variable) {
+            this.product = product;
+            this.variable = variable;
+        }
+
+        String url() {
+            if (variable == null) {
+                return "jdbc:h2:mem:vesta_init_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
+            }
+            String url = System.getenv(variable);
+            assumeTrue(url != null && !url.isBlank(), variable + " is not set: skipping the " + product
+                    + " test (set it to a JDBC URL on 127.0.0.1 to run it)");
+            return url;
+        }
+    }
+
+    private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    private final String leases = "vesta_machine_init_" + suffix;
+    private final String segments = "vesta_segment_init_" + suffix;
+    private final String history = "flyway_init_" + suffix;
+    private final List<String> urls = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    private String url(Database database) {
+        String url = database.url();
+        urls.add(url);
+        return url;
+    }
+
+    @AfterEach
+    void dropTables() {
+        for (String url : urls) {
+            JdbcTemplate jdbc = new JdbcTemplate(direct(url));
+            for (String table : List.of(leases, segments, history)) {
+                jdbc.execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
+
+    /** Both tables with the configured names, from the scripts in the jar: what a migration copies. */
+    private String shippedDdl(Database database) {
+        StringBuilder ddl = new StringBuilder(DbMachineIdProvider.schemaScript(database.product, leases)).append('\n');
+        for (String statement : SegmentSchema.statements(database.product, segments)) {
+            ddl.append(statement).append(";\n");
+        }
+        return ddl.toString();
+    }
+
+    /** An application on the database that leases its machine ID from the table and serves segments, creating neither. */
+    private ApplicationContextRunner application(String url) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
+                        VestaSegmentAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + url, "vesta.time-store.enabled=false",
+                        "vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + leases,
+                        "vesta.machine-id.db.owner=init-" + suffix, "vesta.machine-id.db.initialize-schema=never",
+                        "vesta.segment.enabled=true", "vesta.segment.table=" + segments,
+                        "vesta.segment.initialize-schema=never", "vesta.segment.auto-create=true");
+    }
+
+    private void assertLeasedAndServing(org.springframework.context.ApplicationContext context) {
+        JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+        long machine = context.getBean(IdService.class).expId(context.getBean(IdService.class).genId()).machine();
+        assertThat(jdbc.queryForList("SELECT machine_id FROM " + leases + " WHERE owner = ?", Long.class, "init-" + suffix))
+                .as("the lease row of this node").containsExactly(machine);
+        assertThat(context.getBean(SegmentIdService.class).nextId("orders")).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void tablesCreatedBySpringSqlInitAreThereBeforeTheLeaseAndTheSegments(Database database) throws IOException {
+        Path schema = Files.writeString(dir.resolve("schema.sql"), shippedDdl(database));
+        application(url(database))
+                .withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
+                .withPropertyValues("spring.sql.init.mode=always", "spring.sql.init.schema-locations=" + schema.toUri())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertLeasedAndServing(context);
+                });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void tablesCreatedByFlywayAreThereBeforeTheLeaseAndTheSegments(Database database) throws IOException {
+        Path migrations = Files.createDirectories(dir.resolve("migration"));
+        Files.writeString(migrations.resolve("V1__vesta.sql"), shippedDdl(database));
+        application(url(database))
+                .withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
+                // The servers' test databases hold other tests' tables: Flyway starts from an empty baseline there.
+                .withPropertyValues("spring.flyway.locations=filesystem:" + migrations, "spring.flyway.table=" + history,
+                        "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertLeasedAndServing(context);
+                });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void byDefaultVestaCreatesItsTablesOnAnEmbeddedDatabaseOnly(Database database) {
+        String url = url(database);
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
+                        VestaSegmentAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + url, "vesta.time-store.enabled=false", "vesta.machine-id.value=3",
+                        "vesta.segment.enabled=true", "vesta.segment.table=" + segments)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(exists(url, segments)).isEqualTo(database == Database.H2);
+                });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void alwaysCreatesBothTablesOnEveryDatabase(Database database) {
+        application(url(database))
+                .withPropertyValues("vesta.machine-id.db.initialize-schema=always", "vesta.segment.initialize-schema=always")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertLeasedAndServing(context);
+                });
+    }
+
+    @Test
+    void neverCreatesNoTableEvenOnAnEmbeddedDatabase() {
+        String url = url(Database.H2);
+        application(url).withPropertyValues("vesta.machine-id.strategy=property", "vesta.machine-id.value=3")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(exists(url, segments)).isFalse();
+                });
+    }
+
+    /** A connection of the test's own, as the user Boot's embedded H2 was created with. */
+    private static DriverManagerDataSource direct(String url) {
+        return url.startsWith("jdbc:h2:") ? new DriverManagerDataSource(url, "sa", "") : new DriverManagerDataSource(url);
+    }
+
+    private static boolean exists(String url, String table) {
+        try {
+            new JdbcTemplate(direct(url)).queryForObject("SELECT COUNT(*) FROM " + table, Long.class);
+            return true;
+        } catch (DataAccessException missing) {
+            return false;
+        }
+    }
+}
