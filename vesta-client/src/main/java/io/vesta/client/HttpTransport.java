@@ -2,6 +2,8 @@ package io.vesta.client;
 
 import io.vesta.protocol.BatchProtocol;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -12,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Asks a server for a batch over HTTP with the JDK {@link HttpClient}, within a timeout that covers the whole
@@ -33,31 +37,53 @@ final class HttpTransport implements AutoCloseable {
 
     private final HttpClient http;
     private final Duration timeout;
+    /** Sent with every request, after the checks of {@link RemoteIdService.Builder#header}: name, value, name, ... */
+    private final String[] headers;
     /** Interrupts a blocking exchange that outlives the timeout (see {@link #sendWithin}). */
     private final ScheduledThreadPoolExecutor watchdog;
     private volatile boolean closed;
 
+    HttpTransport(HttpClient userClient, Duration timeout) {
+        this(userClient, null, null, Map.of(), timeout);
+    }
+
     /**
      * @param userClient the client the user configured (TLS settings, a proxy), or null for an HTTP/1.1 client of its own
+     * @param sslContext TLS of the client of its own (with {@code userClient} null), or null for the JDK's default
+     * @param sslParameters the protocols and ciphers to enable with {@code sslContext}, or null for its defaults
+     * @param headers extra headers of every request
      * @param timeout the longest one exchange may take
      */
-    HttpTransport(HttpClient userClient, Duration timeout) {
+    HttpTransport(HttpClient userClient, SSLContext sslContext, SSLParameters sslParameters, Map<String, String> headers,
+            Duration timeout) {
         this.timeout = timeout;
+        this.headers = headers.entrySet().stream().flatMap(header -> Stream.of(header.getKey(), header.getValue()))
+                .toArray(String[]::new);
         // The client's own tasks (reading a response into a byte array) never block, so they run on the
         // client's selector thread rather than being handed to a pool: on a busy machine every hand-off between
         // threads costs a scheduling delay, and a fetch would otherwise pay several.
-        this.http = userClient != null ? userClient : HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(timeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .executor(Runnable::run)
-                .build();
+        this.http = userClient != null ? userClient : ownClient(sslContext, sslParameters, timeout);
         this.watchdog = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "vesta-client-watchdog");
             thread.setDaemon(true);
             return thread;
         });
         this.watchdog.setRemoveOnCancelPolicy(true);
+    }
+
+    private static HttpClient ownClient(SSLContext sslContext, SSLParameters sslParameters, Duration timeout) {
+        HttpClient.Builder builder = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(timeout)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .executor(Runnable::run);
+        if (sslContext != null) {
+            builder.sslContext(sslContext);
+        }
+        if (sslParameters != null) {
+            builder.sslParameters(sslParameters);
+        }
+        return builder.build();
     }
 
     /**
@@ -69,11 +95,14 @@ final class HttpTransport implements AutoCloseable {
      * @throws InterruptedException when the thread was interrupted for another reason, or the transport is closed
      */
     HttpResponse<byte[]> get(URI uri, boolean interruptible) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(uri)
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri)
                 .timeout(timeout)
                 .header("Accept", BatchProtocol.MEDIA_TYPE + ", application/problem+json")
-                .GET()
-                .build();
+                .GET();
+        if (headers.length > 0) {
+            builder.headers(headers);
+        }
+        HttpRequest request = builder.build();
         HttpResponse<byte[]> response = interruptible ? sendWithin(request) : sendAsyncWithin(request);
         if (response.statusCode() != 200) {
             throw new IOException("HTTP " + response.statusCode() + problemDetail(response.body()));

@@ -12,6 +12,8 @@ import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.protocol.BatchProtocol;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,11 +23,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
 
 /**
  * An {@link IdService} whose IDs come from central servers ({@link BatchProtocol}), genMethod 1.
@@ -94,7 +99,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.refillThreshold = builder.refillThreshold;
         this.timeout = builder.timeout;
         this.fallback = builder.fallback;
-        this.transport = new HttpTransport(builder.httpClient, timeout);
+        this.transport = new HttpTransport(builder.httpClient, builder.sslContext, builder.sslParameters,
+                Map.copyOf(builder.headers), timeout);
         this.validator = new BatchValidator(type, codec, serverRange);
         this.rotation = new ServerRotation(servers, transport::describe);
         this.buffer = new PrefetchBuffer(prefetch, refillThreshold, rotation, server -> fetch(server, prefetch, true),
@@ -313,6 +319,10 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
         private static final Duration MIN_BACKOFF = Duration.ofMillis(1);
         private static final Duration MAX_BACKOFF = Duration.ofHours(1);
+        private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
+        /** Headers the JDK's client sets itself and refuses to take, and the Accept of the batch protocol. */
+        private static final List<String> RESERVED_HEADERS = List.of("accept", "connection", "content-length", "expect",
+                "host", "upgrade");
 
         private String settingPrefix = "";
         private String layoutSettingPrefix = "";
@@ -328,6 +338,9 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
         private IdService fallback;
         private HttpClient httpClient;
+        private SSLContext sslContext;
+        private SSLParameters sslParameters;
+        private final Map<String, String> headers = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -426,6 +439,33 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         }
 
         /**
+         * TLS for {@code https} servers: the trust (and, for mutual TLS, the key) material of the client's own HTTP
+         * client, and optionally the protocols and ciphers to enable; by default the JDK's. Not together with
+         * {@link #httpClient}, which brings its own TLS settings.
+         */
+        public Builder ssl(SSLContext sslContext, SSLParameters sslParameters) {
+            this.sslContext = sslContext;
+            this.sslParameters = sslParameters;
+            return this;
+        }
+
+        /**
+         * A header sent with every request, such as an {@code Authorization} token a gateway in front of the servers
+         * asks for. The HTTP client's own headers ({@code Host}, {@code Connection}, {@code Content-Length},
+         * {@code Expect}, {@code Upgrade}) and the protocol's {@code Accept} are refused by {@link #build()}.
+         */
+        public Builder header(String name, String value) {
+            headers.put(name, value);
+            return this;
+        }
+
+        /** {@link #header} for each entry. */
+        public Builder headers(Map<String, String> headers) {
+            headers.forEach(this::header);
+            return this;
+        }
+
+        /**
          * Checks every setting and starts fetching the first batch in the background.
          * @throws InvalidSettingException naming the first setting that cannot be used, its value and what is allowed
          */
@@ -450,6 +490,12 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             InvalidSettingException.requireInRange(settingPrefix + "backoff.initial", initialBackoff, MIN_BACKOFF, MAX_BACKOFF);
             InvalidSettingException.requireInRange(settingPrefix + "backoff.max", maxBackoff, initialBackoff, MAX_BACKOFF);
             checkFallback();
+            checkHeaders();
+            if (httpClient != null && sslContext != null) {
+                throw new InvalidSettingException(settingPrefix + "ssl", "an SSLContext",
+                        "no SSL settings when an HttpClient of your own is given: configure TLS on that client",
+                        "cannot be combined with an HttpClient of your own");
+            }
             long initialNanos = initialBackoff.toNanos();
             long maxNanos = maxBackoff.toNanos();
             return new RemoteIdService(this, uris.stream().map(uri -> new IdServer(uri, initialNanos, maxNanos)).toList());
@@ -489,6 +535,27 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         }
 
         /** A fallback with a server's genMethod could repeat a server's IDs; one of another type breaks ordering. */
+        private void checkHeaders() {
+            for (Map.Entry<String, String> header : headers.entrySet()) {
+                String name = header.getKey();
+                String setting = settingPrefix + "headers." + name;
+                if (name == null || !HEADER_NAME.matcher(name).matches()) {
+                    throw new InvalidSettingException(settingPrefix + "headers", name,
+                            "header names of letters, digits and !#$%&'*+-.^_`|~", "is not a header name");
+                }
+                if (RESERVED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                    throw new InvalidSettingException(setting, header.getValue(),
+                            "a header other than " + String.join(", ", RESERVED_HEADERS),
+                            "is a header the client sets itself");
+                }
+                String value = header.getValue();
+                if (value == null || value.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0)) {
+                    throw new InvalidSettingException(setting, value, "a header value on one line",
+                            value == null ? "is required" : "has a line break");
+                }
+            }
+        }
+
         private void checkFallback() {
             if (fallback instanceof EmbeddedIdService embedded) {
                 String allowed = "a generator of genMethod 0 (embedded) and type " + type;

@@ -15,6 +15,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,6 +47,8 @@ final class FakeServer implements AutoCloseable {
     volatile Behaviour behaviour = Behaviour.SERVE;
     volatile UnaryOperator<long[]> spoil = UnaryOperator.identity();
     volatile String epochHeader;
+    /** The headers of the last request. */
+    volatile Map<String, List<String>> lastHeaders = Map.of();
 
     FakeServer(long machineId, IdType type) throws IOException {
         this.ids = EmbeddedIdService.builder().type(type).genMethod(GenMethod.CENTRAL_SERVER)
@@ -77,6 +81,7 @@ final class FakeServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         requests.incrementAndGet();
+        lastHeaders = Map.copyOf(exchange.getRequestHeaders());
         try (exchange) {
             switch (behaviour) {
                 case FAIL -> respond(exchange, 503, "application/problem+json",

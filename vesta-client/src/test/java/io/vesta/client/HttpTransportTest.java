@@ -10,6 +10,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,6 +47,18 @@ class HttpTransportTest {
 
             assertThat(BatchProtocol.decode(response.body())).hasSize(10);
             assertThat(response.headers().firstValue(BatchProtocol.EPOCH_HEADER)).contains(server.epochHeader);
+        }
+    }
+
+    @Test
+    void extraHeadersGoWithEveryRequestBesideTheProtocolsAccept() throws Exception {
+        try (HttpTransport withHeaders = new HttpTransport(null, null, null,
+                Map.of("Authorization", "Bearer vesta-token", "X-Tenant", "orders"), Duration.ofSeconds(2))) {
+            withHeaders.get(batch(10), false);
+
+            assertThat(server.lastHeaders).containsEntry("Authorization", List.of("Bearer vesta-token"))
+                    .containsEntry("X-tenant", List.of("orders"))
+                    .containsEntry("Accept", List.of(BatchProtocol.MEDIA_TYPE + ", application/problem+json"));
         }
     }
 

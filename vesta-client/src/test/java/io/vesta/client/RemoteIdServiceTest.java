@@ -10,8 +10,10 @@ import io.vesta.machine.MachineIdRange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -465,6 +467,25 @@ class RemoteIdServiceTest {
         EmbeddedIdService serverLike = EmbeddedIdService.builder().genMethod(GenMethod.CENTRAL_SERVER).machineId(999).build();
         assertInvalid(to(ok).fallback(serverLike), "fallback", "a generator of genMethod CENTRAL_SERVER",
                 "a generator of genMethod 0 (embedded) and type MAX_PEAK");
+    }
+
+    @Test
+    void headersAreCheckedByName() throws Exception {
+        URI ok = FakeServer.refusing();
+        String reserved = "a header other than accept, connection, content-length, expect, host, upgrade";
+        assertInvalid(to(ok).settingPrefix("vesta.client.").header("Host", "evil"), "vesta.client.headers.Host", "evil", reserved);
+        assertInvalid(to(ok).header("Accept", "text/plain"), "headers.Accept", "text/plain", reserved);
+        assertInvalid(to(ok).header("X Tenant", "a"), "headers", "X Tenant",
+                "header names of letters, digits and !#$%&'*+-.^_`|~");
+        assertInvalid(to(ok).header("X-Tenant", "a\r\nHost: evil"), "headers.X-Tenant", "a\r\nHost: evil",
+                "a header value on one line");
+    }
+
+    @Test
+    void sslGoesWithTheClientsOwnHttpClientOnly() throws Exception {
+        URI ok = FakeServer.refusing();
+        assertInvalid(to(ok).httpClient(HttpClient.newHttpClient()).ssl(SSLContext.getDefault(), null), "ssl",
+                "an SSLContext", "no SSL settings when an HttpClient of your own is given: configure TLS on that client");
     }
 
     @Test
