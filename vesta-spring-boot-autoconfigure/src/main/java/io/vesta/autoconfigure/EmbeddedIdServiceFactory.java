@@ -10,6 +10,7 @@ import io.vesta.time.TimestampStore;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.function.Consumer;
 
 /**
  * Turns {@link VestaProperties} into an {@link EmbeddedIdService} under a machine ID the provider gives
@@ -24,9 +25,10 @@ public final class EmbeddedIdServiceFactory {
     /**
      * The generator {@code vesta.*} describes, under {@code provider}'s machine ID.
      * @param timestampStore the high-water-mark store to use, or null for {@code vesta.time-store.*}'s
+     * @param customizer applied after the properties, before the builder checks the settings
      */
     public static EmbeddedIdService create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
-            TimestampStore timestampStore) {
+            TimestampStore timestampStore, Consumer<EmbeddedIdService.Builder> customizer) {
         VestaProperties.Range range = properties.getGenMethod() == GenMethod.EMBEDDED
                 ? properties.getMachineId().getEmbeddedRange() : properties.getMachineId().getServerRange();
         // The builder checks every setting under the "vesta." prefix: nothing is checked twice here.
@@ -52,7 +54,9 @@ public final class EmbeddedIdServiceFactory {
             }
             builder.timestampStoreDirectory(timeStore.getDirectory());
         }
-        return builder.persistStep(timeStore.getPersistStep()).build();
+        builder.persistStep(timeStore.getPersistStep());
+        customizer.accept(builder);
+        return builder.build();
     }
 
     /**

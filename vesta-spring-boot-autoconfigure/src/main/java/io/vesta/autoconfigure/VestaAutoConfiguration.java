@@ -43,8 +43,10 @@ public final class VestaAutoConfiguration {
     @ConditionalOnProperty(name = "vesta.mode", havingValue = "embedded", matchIfMissing = true)
     @Conditional(MachineIdConfiguration.NotSegmentsOnlyServer.class)
     EmbeddedIdService vestaIdService(VestaProperties properties, MachineIdProvider machineIdProvider,
-            TimeSource timeSource, ObjectProvider<TimestampStore> timestampStore) {
-        return EmbeddedIdServiceFactory.create(properties, machineIdProvider, timeSource, timestampStore.getIfAvailable());
+            TimeSource timeSource, ObjectProvider<TimestampStore> timestampStore,
+            ObjectProvider<EmbeddedIdServiceBuilderCustomizer> customizers) {
+        return EmbeddedIdServiceFactory.create(properties, machineIdProvider, timeSource, timestampStore.getIfAvailable(),
+                builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
     }
 
     /**

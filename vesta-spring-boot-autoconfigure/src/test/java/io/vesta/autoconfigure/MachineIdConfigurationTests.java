@@ -74,7 +74,7 @@ class MachineIdConfigurationTests {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
                 .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getDescription())
                             .contains("the property 'vesta.machine-id.strategy' is 'db'")
                             .contains("needs a DataSource and the application has none");
                 });
@@ -85,7 +85,7 @@ class MachineIdConfigurationTests {
         runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
                 "vesta.machine-id.db.lease=10s", "vesta.machine-id.db.heartbeat=5s").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getDescription())
                             .contains("vesta.machine-id.db.heartbeat=5000ms is out of range; allowed: a duration in"
                                     + " [10ms, 3333ms] (at most a third of vesta.machine-id.db.lease 10000ms)");
                 });
@@ -122,7 +122,7 @@ class MachineIdConfigurationTests {
                 .withPropertyValues("vesta.machine-id.strategy=zookeeper", "vesta.machine-id.zookeeper.connect-string=127.0.0.1:1")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getAction())
                             .contains("zookeeper with io.vesta:vesta-zookeeper on the classpath");
                 });
     }
@@ -131,7 +131,7 @@ class MachineIdConfigurationTests {
     void zookeeperStrategyNeedsAConnectString() {
         runner.withPropertyValues("vesta.machine-id.strategy=zookeeper").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+            assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getDescription())
                     .contains("vesta.machine-id.zookeeper.connect-string=(unset) is required; allowed: a ZooKeeper connect string");
         });
     }
@@ -167,7 +167,7 @@ class MachineIdConfigurationTests {
         runner.withClassLoader(new FilteredClassLoader("io.vesta.machine.db"))
                 .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getAction())
                             .contains("db with io.vesta:vesta-jdbc on the classpath");
                 });
     }

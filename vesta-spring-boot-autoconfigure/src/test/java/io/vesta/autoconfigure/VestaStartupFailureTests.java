@@ -2,12 +2,17 @@ package io.vesta.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -42,6 +47,21 @@ class VestaStartupFailureTests {
         assertThat(start(output, "vesta.machine-id.value=5", "vesta.gen-method=central-server"))
                 .contains("vesta.machine-id.value=5 is outside the machine-ID range of gen-method central-server")
                 .contains("a machine ID in [924, 1023] (vesta.machine-id.server-range, for gen-method central-server)");
+    }
+
+    /** As Boot's own reports do: the file and line the bad value came from. */
+    @Test
+    void theReportNamesWhereThePropertyWasSet(CapturedOutput output, @TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("application.properties"),
+                "# the node's settings\nvesta.machine-id.value=950\n");
+        assertThat(start(output, "spring.config.location=" + file.toUri()))
+                .contains("Vesta cannot start: the property 'vesta.machine-id.value' is '950'.")
+                .contains("Origin: URL [file:" + file + "] - 2:24");
+    }
+
+    @Test
+    void aValueWithoutAnOriginGivesTheReportWithoutOne(CapturedOutput output) {
+        assertThat(start(output)).contains("the property 'vesta.machine-id.value' is (unset).").doesNotContain("Origin:");
     }
 
     @Test

@@ -10,10 +10,16 @@ import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslOptions;
 
+import javax.net.ssl.SSLParameters;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -26,8 +32,15 @@ final class RemoteIdServiceFactory {
     private RemoteIdServiceFactory() {
     }
 
+    /**
+     * @param sslBundles the context's bundles, for {@code vesta.client.ssl.bundle}; null when the context has none
+     * @param customizers applied to the client's builder, after the properties
+     * @param fallbackCustomizers applied to the embedded fallback's builder, after the properties
+     */
     static RemoteIdService create(VestaProperties properties, VestaClientProperties client,
-            Supplier<MachineIdProvider> machineIdProvider, TimeSource timeSource, TimestampStore timestampStore) {
+            Supplier<MachineIdProvider> machineIdProvider, TimeSource timeSource, TimestampStore timestampStore,
+            SslBundles sslBundles, Consumer<RemoteIdService.Builder> customizers,
+            Consumer<EmbeddedIdService.Builder> fallbackCustomizers) {
         Instant epoch = EmbeddedIdServiceFactory.epoch(properties.getEpoch());
         List<String> servers = client.getServers() == null ? List.of() : client.getServers();
         RemoteIdService.Builder builder = RemoteIdService.builder()
@@ -41,7 +54,13 @@ final class RemoteIdServiceFactory {
                 .prefetch(client.getPrefetch())
                 .refillThreshold(client.getRefillThreshold())
                 .timeout(client.getTimeout())
-                .backoff(client.getBackoff().getInitial(), client.getBackoff().getMax());
+                .backoff(client.getBackoff().getInitial(), client.getBackoff().getMax())
+                .headers(client.getHeaders());
+        if (client.getSsl().getBundle() != null) {
+            SslBundle bundle = sslBundle(sslBundles, client.getSsl().getBundle());
+            builder.ssl(bundle.createSslContext(), sslParameters(bundle.getOptions()));
+        }
+        customizers.accept(builder);
         EmbeddedIdService fallback = null;
         if (client.getFallback() == VestaClientProperties.Fallback.EMBEDDED) {
             // Checked here rather than by the builder: only here is the fallback's genMethod a property of its own.
@@ -50,7 +69,8 @@ final class RemoteIdServiceFactory {
                         "embedded (or unset): the fallback issues genMethod 0 IDs under an embedded-range machine ID",
                         "cannot be used with vesta.client.fallback=embedded");
             }
-            fallback = EmbeddedIdServiceFactory.create(properties, machineIdProvider.get(), timeSource, timestampStore);
+            fallback = EmbeddedIdServiceFactory.create(properties, machineIdProvider.get(), timeSource, timestampStore,
+                    fallbackCustomizers);
             builder.fallback(fallback);
         }
         try {
@@ -61,6 +81,36 @@ final class RemoteIdServiceFactory {
             }
             throw e;
         }
+    }
+
+    private static SslBundle sslBundle(SslBundles sslBundles, String name) {
+        List<String> names = sslBundles == null ? List.of() : sslBundles.getBundleNames();
+        try {
+            if (sslBundles != null) {
+                return sslBundles.getBundle(name);
+            }
+        } catch (NoSuchSslBundleException e) {
+            // Reported below, with the bundles there are.
+        }
+        throw new InvalidSettingException("vesta.client.ssl.bundle", name,
+                "the name of an SSL bundle under spring.ssl.bundle.* (" + (names.isEmpty() ? "the application has none"
+                        : "the application has " + String.join(", ", names)) + ")",
+                "names no SSL bundle");
+    }
+
+    /** The bundle's protocols and ciphers, or null for the SSL context's defaults. */
+    private static SSLParameters sslParameters(SslOptions options) {
+        if (options == null || !options.isSpecified()) {
+            return null;
+        }
+        SSLParameters parameters = new SSLParameters();
+        if (options.getCiphers() != null) {
+            parameters.setCipherSuites(options.getCiphers());
+        }
+        if (options.getEnabledProtocols() != null) {
+            parameters.setProtocols(options.getEnabledProtocols());
+        }
+        return parameters;
     }
 
     /** The machine IDs servers issue under: the client refuses batches with any other. */

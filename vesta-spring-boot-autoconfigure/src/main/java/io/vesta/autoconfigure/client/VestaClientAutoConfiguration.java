@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.client;
 
 import io.vesta.IdService;
+import io.vesta.autoconfigure.EmbeddedIdServiceBuilderCustomizer;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.client.RemoteIdService;
@@ -12,6 +13,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -20,7 +22,8 @@ import org.springframework.context.annotation.Bean;
  * fallback generator takes one from {@code vesta.machine-id.*}, in the embedded range. Ordered before
  * {@link VestaAutoConfiguration}, whose embedded ID service stays out of client mode.
  */
-@AutoConfiguration(before = VestaAutoConfiguration.class)
+@AutoConfiguration(before = VestaAutoConfiguration.class,
+        afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnProperty(name = "vesta.mode", havingValue = "client")
 @EnableConfigurationProperties({ VestaProperties.class, VestaClientProperties.class })
 public final class VestaClientAutoConfiguration {
@@ -29,8 +32,12 @@ public final class VestaClientAutoConfiguration {
     @ConditionalOnMissingBean(IdService.class)
     RemoteIdService vestaIdService(VestaProperties properties, VestaClientProperties client,
             ObjectProvider<MachineIdProvider> machineIdProvider, ObjectProvider<TimeSource> timeSource,
-            ObjectProvider<TimestampStore> timestampStore) {
+            ObjectProvider<TimestampStore> timestampStore, ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<RemoteIdServiceBuilderCustomizer> customizers,
+            ObjectProvider<EmbeddedIdServiceBuilderCustomizer> fallbackCustomizers) {
         return RemoteIdServiceFactory.create(properties, client, machineIdProvider::getObject,
-                timeSource.getIfUnique(TimeSource::system), timestampStore.getIfAvailable());
+                timeSource.getIfUnique(TimeSource::system), timestampStore.getIfAvailable(), sslBundles.getIfAvailable(),
+                builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)),
+                builder -> fallbackCustomizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
     }
 }

@@ -5,7 +5,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Configuration of a Vesta client, {@code vesta.mode=client}: {@code vesta.client.*}. */
 @ConfigurationProperties("vesta.client")
@@ -24,6 +26,11 @@ public class VestaClientProperties {
     private Duration timeout = RemoteIdService.DEFAULT_TIMEOUT;
 
     private final Backoff backoff = new Backoff();
+
+    private final Ssl ssl = new Ssl();
+
+    /** Headers sent with every request to the servers, such as an Authorization token a gateway in front of them asks for; not Host, Connection, Content-Length, Expect, Upgrade or Accept, which the client sets itself. */
+    private Map<String, String> headers = new LinkedHashMap<>();
 
     /** What genId() does when no server answers: none throws an exception listing every server and its error; embedded issues local IDs (genMethod 0, under an embedded-range vesta.machine-id.*) until a server answers again. */
     private Fallback fallback = Fallback.NONE;
@@ -64,6 +71,18 @@ public class VestaClientProperties {
         return backoff;
     }
 
+    public Ssl getSsl() {
+        return ssl;
+    }
+
+    public Map<String, String> getHeaders() {
+        return headers;
+    }
+
+    public void setHeaders(Map<String, String> headers) {
+        this.headers = headers;
+    }
+
     public Fallback getFallback() {
         return fallback;
     }
@@ -78,6 +97,21 @@ public class VestaClientProperties {
         NONE,
         /** Local IDs, genMethod 0, under an embedded-range machine ID, until a server answers again. */
         EMBEDDED
+    }
+
+    /** {@code vesta.client.ssl.*}: TLS to https servers. */
+    public static class Ssl {
+
+        /** Name of the SSL bundle (spring.ssl.bundle.*) whose trust material, and key for mutual TLS, the client uses with https servers. Unset: the JDK's default trust store. */
+        private String bundle;
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
     }
 
     /** {@code vesta.client.backoff.*}: how long a failed server is left alone. */

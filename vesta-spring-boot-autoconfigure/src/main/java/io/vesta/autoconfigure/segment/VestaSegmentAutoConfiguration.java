@@ -43,8 +43,8 @@ public final class VestaSegmentAutoConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
         SegmentIdService vestaSegmentIdService(VestaSegmentProperties properties, DataSource dataSource,
-                ObjectProvider<TimeSource> timeSource) {
-            SegmentIdService service = SegmentIdService.builder()
+                ObjectProvider<TimeSource> timeSource, ObjectProvider<SegmentIdServiceBuilderCustomizer> customizers) {
+            SegmentIdService.Builder builder = SegmentIdService.builder()
                     .settingPrefix("vesta.segment.")
                     .dataSource(dataSource)
                     .timeSource(timeSource.getIfUnique(TimeSource::system))
@@ -55,8 +55,9 @@ public final class VestaSegmentAutoConfiguration {
                     .autoCreate(properties.isAutoCreate())
                     .defaultStep(properties.getDefaultStep())
                     .retryInterval(properties.getRetryInterval())
-                    .loaderThreads(properties.getLoaderThreads())
-                    .build();
+                    .loaderThreads(properties.getLoaderThreads());
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            SegmentIdService service = builder.build();
             if (SchemaInitialization.applies(properties.getInitializeSchema(), dataSource)) {
                 try {
                     SegmentSchema.initialize(dataSource, properties.getTable());

@@ -39,17 +39,18 @@ public final class ServerIdServices implements AutoCloseable {
 
     /**
      * Both generators from {@code vesta.*}, with the machine ID from the server range whatever vesta.gen-method
-     * says.
+     * says. No {@code EmbeddedIdServiceBuilderCustomizer} applies: the gen-methods and the one machine ID are what
+     * keeps the two generators' IDs apart.
      */
     static ServerIdServices create(Environment environment, MachineIdProvider provider, TimeSource timeSource,
             TimestampStore timestampStore) {
         ReferenceCountedMachineIdProvider machineId = new ReferenceCountedMachineIdProvider(provider, 2);
         MaxOfTimestampStore marks = timestampStore == null ? null : new MaxOfTimestampStore(timestampStore, 2);
         EmbeddedIdService rest = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.REST), machineId,
-                timeSource, marks == null ? null : marks.view(0));
+                timeSource, marks == null ? null : marks.view(0), builder -> { });
         try {
             EmbeddedIdService centralServer = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.CENTRAL_SERVER),
-                    machineId, timeSource, marks == null ? null : marks.view(1));
+                    machineId, timeSource, marks == null ? null : marks.view(1), builder -> { });
             return new ServerIdServices(rest, centralServer);
         } catch (RuntimeException e) {
             rest.close();

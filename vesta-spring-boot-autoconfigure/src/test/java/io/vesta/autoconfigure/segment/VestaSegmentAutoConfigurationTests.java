@@ -97,8 +97,9 @@ class VestaSegmentAutoConfigurationTests {
     }
 
     @Test
-    void withoutInitializeSchemaTheTableIsLeftToTheApplication() {
-        runner.withPropertyValues("vesta.segment.enabled=true", "vesta.segment.auto-create=true").run(context -> {
+    void withInitializeSchemaNeverTheTableIsLeftToTheApplication() {
+        runner.withPropertyValues("vesta.segment.enabled=true", "vesta.segment.initialize-schema=never",
+                "vesta.segment.auto-create=true").run(context -> {
             assertThat(context).hasNotFailed();
             assertThatExceptionOfType(SegmentUnavailableException.class)
                     .isThrownBy(() -> context.getBean(SegmentIdService.class).nextId("orders"))
