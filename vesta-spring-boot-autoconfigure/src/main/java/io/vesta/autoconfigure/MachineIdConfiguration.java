@@ -3,6 +3,7 @@ package io.vesta.autoconfigure;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.jdbc.DataSourceChoice;
 import io.vesta.autoconfigure.jdbc.SchemaInitialization;
 import io.vesta.machine.IpListMachineIdProvider;
 import io.vesta.machine.MachineIdProvider;
@@ -10,6 +11,7 @@ import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -88,12 +90,11 @@ abstract class MachineIdConfiguration {
          */
         @Bean
         DbMachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<DataSource> dataSource,
-                ObjectProvider<TimeSource> timeSource, Environment environment) {
+                ObjectProvider<TimeSource> timeSource, Environment environment, ListableBeanFactory beanFactory) {
             DataSource applicationDataSource = dataSource.getIfUnique();
             if (applicationDataSource == null) {
-                throw new InvalidSettingException(STRATEGY, "db",
-                        "db together with a DataSource (spring.datasource.*, or a DataSource bean of your own), or another strategy",
-                        "needs a DataSource and the application has none");
+                throw new InvalidSettingException(STRATEGY, "db", "db together with " + DataSourceChoice.ONE_DATA_SOURCE
+                        + ", or another strategy", DataSourceChoice.missing(beanFactory));
             }
             VestaProperties.Db db = properties.getMachineId().getDb();
             DbMachineIdProvider.Builder builder = DbMachineIdProvider.builder(applicationDataSource)

@@ -19,7 +19,9 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 import javax.sql.DataSource;
 import java.nio.file.Path;
@@ -74,10 +76,22 @@ class MachineIdConfigurationTests {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
                 .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getDescription())
+                    assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getDescription())
                             .contains("the property 'vesta.machine-id.strategy' is 'db'")
                             .contains("needs a DataSource and the application has none");
                 });
+    }
+
+    @Test
+    void dbStrategyWithTwoDataSourcesAndNoPrimaryNamesThem() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class))
+                .withBean("orders", DataSource.class, () -> new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:orders"))
+                .withBean("audit", DataSource.class, () -> new SimpleDriverDataSource(new org.h2.Driver(), "jdbc:h2:mem:audit"))
+                .withPropertyValues("vesta.machine-id.strategy=db").run(context -> assertThat(context).getFailure()
+                        .rootCause().isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.machine-id.strategy");
+                            assertThat(e.getMessage()).contains("has 2, none of them primary: orders, audit");
+                        }));
     }
 
     @Test
@@ -85,7 +99,7 @@ class MachineIdConfigurationTests {
         runner.withPropertyValues("vesta.machine-id.strategy=db", "vesta.machine-id.db.table=" + table,
                 "vesta.machine-id.db.lease=10s", "vesta.machine-id.db.heartbeat=5s").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getDescription())
+                    assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getDescription())
                             .contains("vesta.machine-id.db.heartbeat=5000ms is out of range; allowed: a duration in"
                                     + " [10ms, 3333ms] (at most a third of vesta.machine-id.db.lease 10000ms)");
                 });
@@ -122,7 +136,7 @@ class MachineIdConfigurationTests {
                 .withPropertyValues("vesta.machine-id.strategy=zookeeper", "vesta.machine-id.zookeeper.connect-string=127.0.0.1:1")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getAction())
+                    assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getAction())
                             .contains("zookeeper with io.vesta:vesta-zookeeper on the classpath");
                 });
     }
@@ -131,7 +145,7 @@ class MachineIdConfigurationTests {
     void zookeeperStrategyNeedsAConnectString() {
         runner.withPropertyValues("vesta.machine-id.strategy=zookeeper").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getDescription())
+            assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getDescription())
                     .contains("vesta.machine-id.zookeeper.connect-string=(unset) is required; allowed: a ZooKeeper connect string");
         });
     }
@@ -167,7 +181,7 @@ class MachineIdConfigurationTests {
         runner.withClassLoader(new FilteredClassLoader("io.vesta.machine.db"))
                 .withPropertyValues("vesta.machine-id.strategy=db").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(new VestaFailureAnalyzer(context.getEnvironment()).analyze(context.getStartupFailure()).getAction())
+                    assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getAction())
                             .contains("db with io.vesta:vesta-jdbc on the classpath");
                 });
     }

@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.segment;
 
 import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.jdbc.DataSourceChoice;
 import io.vesta.autoconfigure.jdbc.SchemaInitialization;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
@@ -82,13 +83,8 @@ public final class VestaSegmentAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         SegmentIdService vestaSegmentIdService(ListableBeanFactory beanFactory) {
-            String[] names = beanFactory.getBeanNamesForType(DataSource.class);
-            throw new InvalidSettingException("vesta.segment.enabled", true,
-                    "false, or true with one DataSource to use (spring.datasource.url, or a DataSource bean; of several,"
-                            + " one marked @Primary)",
-                    names.length == 0 ? "needs a DataSource and the application has none"
-                            : "needs one DataSource and the application has " + names.length + ", none of them primary: "
-                                    + String.join(", ", names));
+            throw new InvalidSettingException("vesta.segment.enabled", true, "false, or true with "
+                    + DataSourceChoice.ONE_DATA_SOURCE, DataSourceChoice.missing(beanFactory));
         }
     }
 
