@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
+import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -31,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Vesta's tables created by the application's own database initialisation ({@code spring.sql.init}, Flyway) from the
+ * Vesta's tables created by the application's own database initialisation ({@code spring.sql.init}, Flyway,
+ * Liquibase) from the
  * shipped DDL, and by Vesta itself by {@code initialize-schema} mode, on H2, PostgreSQL and MariaDB. The lease and
  * the segment service start after the application's initialisation, so its tables are there when they read them.
  */
@@ -65,6 +67,7 @@ class DatabaseInitializationTests {
     private final String segments = "vesta_segment_init_" + suffix;
     private final String history = "flyway_init_" + suffix;
     private final List<String> urls = new ArrayList<>();
+    private final List<Runnable> cleanUp = new ArrayList<>();
 
     @TempDir
     Path dir;
@@ -77,6 +80,7 @@ class DatabaseInitializationTests {
 
     @AfterEach
     void dropTables() {
+        cleanUp.forEach(Runnable::run);
         for (String url : urls) {
             JdbcTemplate jdbc = new JdbcTemplate(direct(url));
             for (String table : List.of(leases, segments, history)) {
@@ -141,6 +145,65 @@ class DatabaseInitializationTests {
                     assertThat(context).hasNotFailed();
                     assertLeasedAndServing(context);
                 });
+    }
+
+    /**
+     * The README's changelog, which reads the scripts from the vesta-jdbc jar: they create the tables under their
+     * default names, so each run has a database (MariaDB) or schema (PostgreSQL) of its own.
+     */
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void tablesCreatedByTheReadmesLiquibaseChangelogAreThereBeforeTheLeaseAndTheSegments(Database database) throws IOException {
+        String url = isolated(database);
+        Path changelog = Files.writeString(dir.resolve("changelog.yaml"), """
+                databaseChangeLog:
+                  - changeSet:
+                      id: vesta-tables
+                      author: app
+                      changes:
+                        - sqlFile: { path: io/vesta/machine/db/schema-postgresql.sql, dbms: postgresql }
+                        - sqlFile: { path: io/vesta/segment/schema-postgresql.sql, dbms: postgresql }
+                        - sqlFile: { path: io/vesta/machine/db/schema-mysql.sql, dbms: "mysql,mariadb" }
+                        - sqlFile: { path: io/vesta/segment/schema-mysql.sql, dbms: "mysql,mariadb" }
+                        - sqlFile: { path: io/vesta/machine/db/schema-h2.sql, dbms: h2 }
+                        - sqlFile: { path: io/vesta/segment/schema-h2.sql, dbms: h2 }
+                """);
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, LiquibaseAutoConfiguration.class,
+                        VestaAutoConfiguration.class, VestaSegmentAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + url, "spring.liquibase.change-log=" + changelog.toUri(),
+                        "vesta.time-store.enabled=false", "vesta.machine-id.strategy=db",
+                        "vesta.machine-id.db.owner=init-" + suffix, "vesta.machine-id.db.initialize-schema=never",
+                        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=never", "vesta.segment.auto-create=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
+                    IdService ids = context.getBean(IdService.class);
+                    assertThat(jdbc.queryForList("SELECT machine_id FROM vesta_machine WHERE owner = ?", Long.class, "init-" + suffix))
+                            .containsExactly(ids.expId(ids.genId()).machine());
+                    assertThat(context.getBean(SegmentIdService.class).nextId("orders")).isEqualTo(1);
+                });
+    }
+
+    /** A URL on an empty database or schema of this test's own, dropped afterwards. */
+    private String isolated(Database database) {
+        String url = database.url();
+        String name = "vesta_init_" + suffix;
+        switch (database) {
+            case H2 -> {
+                return url;
+            }
+            case POSTGRESQL -> {
+                new JdbcTemplate(direct(url)).execute("CREATE SCHEMA " + name);
+                cleanUp.add(() -> new JdbcTemplate(direct(url)).execute("DROP SCHEMA " + name + " CASCADE"));
+                return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + name;
+            }
+            default -> {
+                new JdbcTemplate(direct(url)).execute("CREATE DATABASE " + name);
+                cleanUp.add(() -> new JdbcTemplate(direct(url)).execute("DROP DATABASE " + name));
+                return url.replaceFirst("(jdbc:mariadb://[^/]+/)[^?]*", "$1" + name);
+            }
+        }
     }
 
     @ParameterizedTest
