@@ -33,9 +33,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Vesta's tables created by the application's own database initialisation ({@code spring.sql.init}, Flyway,
- * Liquibase) from the
- * shipped DDL, and by Vesta itself by {@code initialize-schema} mode, on H2, PostgreSQL and MariaDB. The lease and
- * the segment service start after the application's initialisation, so its tables are there when they read them.
+ * Liquibase) from the shipped DDL, and by Vesta itself by {@code initialize-schema} mode, on H2, PostgreSQL and
+ * MariaDB. The lease and the segment service start after the application's initialisation, so its tables are there
+ * when they read them.
  */
 class DatabaseInitializationTests {
 
