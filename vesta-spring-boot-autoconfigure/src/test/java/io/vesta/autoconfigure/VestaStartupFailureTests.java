@@ -54,7 +54,7 @@ class VestaStartupFailureTests {
     void theReportNamesWhereThePropertyWasSet(CapturedOutput output, @TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("application.properties"),
                 "# the node's settings\nvesta.machine-id.value=950\n");
-        assertThat(start(output, "spring.config.location=" + file.toUri()))
+        assertThat(start(output, "spring.config.additional-location=" + file.toUri()))
                 .contains("Vesta cannot start: the property 'vesta.machine-id.value' is '950'.")
                 .contains("Origin: URL [file:" + file + "] - 2:24");
     }

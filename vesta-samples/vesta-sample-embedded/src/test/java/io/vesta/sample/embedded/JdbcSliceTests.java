@@ -11,10 +11,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A {@code @JdbcTest} slice: a {@code DataSource} on an embedded database and no application beans. Vesta is part of
- * the slice, so the machine ID comes from a lease in the slice's database, and segment mode runs on it.
+ * the slice, so the machine ID comes from a lease in the slice's database, and segment mode runs on it. The slice's
+ * database is embedded, so Vesta creates both tables by default ({@code initialize-schema=embedded}).
  */
-@JdbcTest(properties = { "vesta.machine-id.strategy=db", "vesta.machine-id.db.initialize-schema=always",
-        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always", "vesta.segment.auto-create=true" })
+@JdbcTest(properties = { "vesta.machine-id.strategy=db", "vesta.segment.enabled=true", "vesta.segment.auto-create=true" })
 class JdbcSliceTests {
 
     @Autowired
