@@ -2,6 +2,7 @@ package io.vesta;
 
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdOutOfRangeException;
 import io.vesta.machine.MachineIdProvider;
@@ -19,11 +20,12 @@ import java.time.Instant;
 import java.util.Locale;
 
 /**
- * Generates IDs in this process under one machine ID. Build it with {@link #builder()}; close it when the
- * node stops, to give back the machine ID and write the exact high-water mark.
+ * Generates IDs in this process under one machine ID, or under a block of consecutive machine IDs
+ * ({@link Builder#machineIdBlockSize(int)}) for a multiple of one ID's ceiling. Build it with {@link #builder()};
+ * close it when the node stops, to give back the machine IDs and write the exact high-water mark.
  *
- * <p>Each instance is the whole state of one machine ID, so a node that needs more than one machine ID's
- * ceiling composes several instances rather than sharing one.
+ * <p>With a block of {@code k} IDs, one counter runs over {@code k} slots per sequence number: IDs come in the order
+ * (time, seq, machine ID), so they still increase strictly, and every one carries a machine ID of the block.
  */
 public final class EmbeddedIdService implements IdService, AutoCloseable {
 
@@ -33,8 +35,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     public static final GenMethod DEFAULT_GEN_METHOD = GenMethod.EMBEDDED;
     /** The version of IDs when none is set: 0, normal; 1 marks the extension/migration window. */
     public static final long DEFAULT_VERSION = 0;
-    /** How the unit/seq state is guarded when no strategy is set. */
+    /** How the unit/seq state is guarded when no strategy is set: lock-free compare-and-set. */
     public static final SequencerStrategy DEFAULT_SEQUENCER = SequencerStrategy.LOCK;
+    /** How many consecutive machine IDs a node holds when no block size is set: one. */
+    public static final int DEFAULT_MACHINE_ID_BLOCK_SIZE = 1;
     /** The default wait for a step back of the clock with {@link IdType#MIN_GRANULARITY}. */
     public static final Duration DEFAULT_MAX_BACKWARD_WAIT_MIN_GRANULARITY = Duration.ofMillis(5);
     /** The default wait for a step back of the clock with {@link IdType#MAX_PEAK}. */
@@ -55,6 +59,8 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     private final IdLayout layout;
     private final IdCodec codec;
     private final long machineId;
+    private final MachineIdBlock block;
+    private final int blockBits;
     private final GenMethod genMethod;
     private final long version;
     private final long constantBits;
@@ -62,12 +68,14 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     private final MachineIdProvider machineIdProvider;
     private final TimestampStore timestampStore;
 
-    private EmbeddedIdService(Builder builder, MachineIdProvider machineIdProvider, long machineId, TimeSeqGenerator generator,
+    private EmbeddedIdService(Builder builder, MachineIdProvider machineIdProvider, TimeSeqGenerator generator,
             TimestampStore timestampStore) {
         this.type = builder.type;
         this.layout = IdLayout.of(builder.type);
         this.codec = new IdCodec(builder.epoch);
-        this.machineId = machineId;
+        this.block = generator.block();
+        this.blockBits = block.bits();
+        this.machineId = block.first();
         this.genMethod = builder.genMethod;
         this.version = builder.version;
         this.constantBits = layout.constantBits(version, genMethod.code(), machineId);
@@ -88,7 +96,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     @Override
     public long genId() {
-        return IdLayout.fromTimeSeq(generator.next(), constantBits);
+        return IdLayout.fromSlot(generator.next(), blockBits, constantBits);
     }
 
     @Override
@@ -103,7 +111,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             long first = generator.reserve(wanted);
             int granted = generator.granted(first, wanted);
             for (int i = 0; i < granted; i++) {
-                ids[filled++] = IdLayout.fromTimeSeq(first + i, constantBits);
+                ids[filled++] = IdLayout.fromSlot(first + i, blockBits, constantBits);
             }
         }
         return ids;
@@ -125,6 +133,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return DecodedId.of(id, codec);
     }
 
+    /** Made with this node's first machine ID ({@link #machineId()}), gen-method, type and version. */
     @Override
     public long makeId(long time, long seq) {
         return makeId(version, type.code(), genMethod.code(), time, seq, machineId);
@@ -154,8 +163,14 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return type;
     }
 
+    /** The machine ID this node issues under; with a block, its first. */
     public long machineId() {
         return machineId;
+    }
+
+    /** The machine IDs this node issues under: a block of one unless a block size was set. */
+    public MachineIdBlock machineIdBlock() {
+        return block;
     }
 
     /** Where the machine ID came from, as the provider describes it. */
@@ -260,7 +275,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     @Override
     public String toString() {
-        return "EmbeddedIdService[" + type + ", machine " + machineId + " (" + machineIdSource() + "), "
+        return "EmbeddedIdService[" + type + ", " + block.describe() + " (" + machineIdSource() + "), "
                 + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + generator.strategy() + "]";
     }
 
@@ -276,6 +291,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         private IdType type = DEFAULT_TYPE;
         private Long machineId;
         private MachineIdProvider machineIdProvider;
+        private int machineIdBlockSize = DEFAULT_MACHINE_ID_BLOCK_SIZE;
         private MachineIdRange machineIdRange;
         /** Set with {@link #machineIdRange(long, long)}: checked in build() under the range settings' names. */
         private boolean machineIdRangeBounds;
@@ -323,6 +339,17 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         public Builder machineIdProvider(MachineIdProvider provider) {
             this.machineIdProvider = provider;
             this.machineId = null;
+            return this;
+        }
+
+        /**
+         * {@code machine-id.block-size}: how many consecutive machine IDs this node holds and issues under, a power of
+         * two in [1, {@link MachineIdRange#MAX_BLOCK_SIZE}]; 1 by default. A block is one of the range's aligned
+         * blocks ({@link MachineIdRange#blocks(int)}): with a fixed {@link #machineId(long)} that ID must start one, and
+         * a provider hands out a whole block. The node issues up to {@code blockSize} times one ID's ceiling.
+         */
+        public Builder machineIdBlockSize(int blockSize) {
+            this.machineIdBlockSize = blockSize;
             return this;
         }
 
@@ -396,7 +423,8 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         /**
          * Persists the high-water mark in a file of this directory named by the generator's type, machine ID,
          * gen-method and epoch ({@link FileTimestampStore#forGenerator}), once the machine ID is known: one file
-         * per generator, locked while the generator runs.
+         * per machine ID, locked while the generator runs (with a block, one per machine ID of the block,
+         * {@link FileTimestampStore#forBlock}).
          */
         public Builder timestampStoreDirectory(Path directory) {
             this.timestampStoreDirectory = directory;
@@ -438,35 +466,23 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             MachineIdRange range = machineIdRange != null ? machineIdRange
                     : machineIdRangeBounds ? MachineIdRange.of(rangeSetting, machineIdRangeMin, machineIdRangeMax)
                     : genMethod == GenMethod.EMBEDDED ? MachineIdRange.EMBEDDED : MachineIdRange.SERVER;
+            int blockSize = checkBlockSize(range, rangeSetting);
             MachineIdProvider provider = provider(range, rangeSetting);
             TimestampStore store = null;
             boolean storeOpen = false;
             try {
                 // Inside the try: a provider may have started something (a heartbeat, a Curator client) before
                 // it failed, and closing it is what stops that.
-                long machineId;
-                try {
-                    machineId = provider.acquire(range);
-                } catch (MachineIdOutOfRangeException e) {
-                    // The provider names the setting that gave the ID; only here is it known whose range it missed.
-                    // The same fault restated with that context, so not chained: callers read the root cause.
-                    throw new InvalidSettingException(e.setting(), e.machineId(), rangeAllowed(range, rangeSetting),
-                            "is outside the machine-ID range of gen-method " + kebab(genMethod));
-                }
-                if (!range.contains(machineId)) {
-                    throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
-                            + " machine-ID provider hands out", "does not hold machine ID " + machineId + ", which the"
-                            + " machine-ID provider " + provider.describe() + " returned");
-                }
+                MachineIdBlock block = acquire(provider, range, rangeSetting, blockSize);
                 store = timestampStore != null ? timestampStore : timestampStoreDirectory == null ? null
-                        : FileTimestampStore.forGenerator(timestampStoreDirectory, type, machineId, genMethod, epoch);
+                        : FileTimestampStore.forBlock(timestampStoreDirectory, type, block, genMethod, epoch);
                 if (store != null) {
-                    openStore(store, machineId);
+                    openStore(store, block);
                     storeOpen = true;
                 }
                 TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
-                        store, persistStep, machineId, provider);
-                return new EmbeddedIdService(this, provider, machineId, generator, store);
+                        store, persistStep, block, provider);
+                return new EmbeddedIdService(this, provider, generator, store);
             } catch (RuntimeException e) {
                 try {
                     if (storeOpen) {
@@ -481,6 +497,44 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             }
         }
 
+        /** The block size, once it is known to be a power of two that fits the range. */
+        private int checkBlockSize(MachineIdRange range, String rangeSetting) {
+            String setting = settingPrefix + "machine-id.block-size";
+            int blockSize = MachineIdRange.requireBlockSize(setting, machineIdBlockSize);
+            if (blockSize > range.size()) {
+                throw new InvalidSettingException(setting, blockSize, "a block size of at most " + Long.highestOneBit(
+                        range.size()) + " (" + MachineIdRange.BLOCK_SIZES + ") with this range, or a wider " + rangeSetting,
+                        "does not fit the machine-ID range [" + range.min() + ", " + range.max() + "] of gen-method "
+                        + kebab(genMethod) + ", which holds " + range.size() + " machine IDs");
+            }
+            return blockSize;
+        }
+
+        /** The provider's block, checked to be one of the range's aligned blocks. */
+        private MachineIdBlock acquire(MachineIdProvider provider, MachineIdRange range, String rangeSetting, int blockSize) {
+            long first;
+            try {
+                first = provider.acquire(range, blockSize);
+            } catch (MachineIdOutOfRangeException e) {
+                // The provider names the setting that gave the ID; only here is it known whose range it missed.
+                // The same fault restated with that context, so not chained: callers read the root cause.
+                throw new InvalidSettingException(e.setting(), e.machineId(), rangeAllowed(range, rangeSetting, blockSize),
+                        range.contains(e.machineId()) ? "does not start a block of " + blockSize + " aligned from "
+                                + range.min() + " inside the machine-ID range of gen-method " + kebab(genMethod)
+                                : "is outside the machine-ID range of gen-method " + kebab(genMethod));
+            } catch (UnsupportedOperationException e) {
+                throw new InvalidSettingException(settingPrefix + "machine-id.block-size", blockSize, "1 with the machine-ID"
+                        + " provider " + provider.describe(), "is not supported: " + e.getMessage());
+            }
+            if (!range.holdsBlock(first, blockSize)) {
+                throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
+                        + " machine-ID provider hands out", "does not hold " + (blockSize == 1 ? "machine ID " + first
+                        : "an aligned block of " + blockSize + " from machine ID " + first) + ", which the machine-ID"
+                        + " provider " + provider.describe() + " returned");
+            }
+            return new MachineIdBlock(first, blockSize);
+        }
+
         /**
          * The provider that was given, or one for the fixed machine ID.
          */
@@ -490,17 +544,20 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             }
             String setting = settingPrefix + PropertyMachineIdProvider.SETTING;
             if (machineId == null) {
-                throw new InvalidSettingException(setting, null, rangeAllowed(range, rangeSetting), "is required when no"
-                        + " machine-ID provider is given");
+                throw new InvalidSettingException(setting, null, rangeAllowed(range, rangeSetting, machineIdBlockSize),
+                        "is required when no machine-ID provider is given");
             }
             // Whether it lies in the range is the provider's check, when build() acquires it.
             return new PropertyMachineIdProvider(machineId, setting);
         }
 
-        /** What a machine ID of this generator may be: the range, the setting that holds it and the gen-method. */
-        private String rangeAllowed(MachineIdRange range, String rangeSetting) {
-            return "a machine ID in [" + range.min() + ", " + range.max() + "] (" + rangeSetting + ", for gen-method "
-                    + kebab(genMethod) + ")";
+        /**
+         * What a (first) machine ID of this generator may be: the range or its block starts, the setting that holds
+         * the range and the gen-method.
+         */
+        private String rangeAllowed(MachineIdRange range, String rangeSetting, int blockSize) {
+            return range.describeBlockStarts(blockSize) + " (" + rangeSetting + (blockSize == 1 ? "" : ", "
+                    + settingPrefix + "machine-id.block-size " + blockSize) + ", for gen-method " + kebab(genMethod) + ")";
         }
 
         /**
@@ -521,11 +578,11 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             InvalidSettingException.requireSet(settingPrefix + setting, value, allowed);
         }
 
-        private static void openStore(TimestampStore store, long machineId) {
+        private static void openStore(TimestampStore store, MachineIdBlock block) {
             try {
                 store.open();
             } catch (IllegalStateException e) {
-                throw new IllegalStateException("Cannot start the generator of machine ID " + machineId + ": "
+                throw new IllegalStateException("Cannot start the generator of " + block.describe() + ": "
                         + e.getMessage() + ". Two generators under one machine ID would issue the same IDs: give each"
                         + " process its own machine ID.", e);
             }

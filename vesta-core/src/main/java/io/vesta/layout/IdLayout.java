@@ -107,6 +107,16 @@ public final class IdLayout {
         return (timeSeq << MACHINE_BITS) | constantBits;
     }
 
+    /**
+     * An ID from a generator's slot {@code (time << seqBits | seq) << blockBits | offset} and the constant bits of the
+     * block's first machine ID: the machine field is the first ID plus the offset. No range checks; the block must
+     * lie in [0, {@link #MAX_MACHINE}], so the sum never carries out of the field. With {@code blockBits} 0 this is
+     * {@link #fromTimeSeq}.
+     */
+    public static long fromSlot(long slot, int blockBits, long constantBits) {
+        return (((slot >> blockBits) << MACHINE_BITS) | constantBits) + (slot & ((1L << blockBits) - 1));
+    }
+
     @Override
     public String toString() {
         return type + " (" + timeBits + "-bit time in " + (unitMillis == 1 ? "ms" : "s") + ", " + seqBits + "-bit seq)";

@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
 
 /**
  * A node's machine ID is the position of one of its own addresses in a configured list, offset by the
- * range start: with range 0-923 and list {@code 10.0.0.5,10.0.0.6}, host 10.0.0.6 is machine 1. Every node
+ * range start: with range 0-923 and list {@code 10.0.0.5,10.0.0.6}, host 10.0.0.6 is machine 1 (with blocks of 4,
+ * it holds machine IDs 4-7). Every node
  * gets the same list, so the IDs follow from the deployment without any coordination.
  *
  * <p>An address only identifies a host if no other host has it. Loopback, link-local, wildcard and multicast
@@ -127,9 +128,23 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
      */
     @Override
     public long acquire(MachineIdRange range) {
-        if (list.size() > range.size()) {
-            throw new InvalidSettingException(name, value, "at most " + range.size() + " addresses, one per machine ID in ["
-                    + range.min() + ", " + range.max() + "]", "lists " + list.size() + " addresses");
+        return acquire(range, 1);
+    }
+
+    /**
+     * The block at this host's position: position {@code p} holds {@code [min + p * blockSize, min + (p + 1) *
+     * blockSize)}.
+     * @throws InvalidSettingException if the list holds more addresses than {@code range} has blocks, on every host
+     *         alike
+     */
+    @Override
+    public long acquire(MachineIdRange range, int blockSize) {
+        long blocks = range.blocks(blockSize);
+        if (list.size() > blocks) {
+            throw new InvalidSettingException(name, value, "at most " + blocks + " addresses, one per " + (blockSize == 1
+                    ? "machine ID in [" + range.min() + ", " + range.max() + "]"
+                    : "block of " + blockSize + " machine IDs in [" + range.min() + ", " + range.max() + "] (" + range.size()
+                            + " IDs, block size " + blockSize + ")"), "lists " + list.size() + " addresses");
         }
         Collection<InetAddress> own = hostAddresses.get();
         int position = -1;
@@ -149,7 +164,7 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
             throw new MachineIdUnavailableException("None of this host's addresses " + format(own) + " is in "
                     + name + " " + format(list) + "; add one of them to the list");
         }
-        long machineId = range.min() + position;
+        long machineId = range.blockStart(position, blockSize);
         description = "ip-list (" + list.get(position).getHostAddress() + " at position " + position + ")";
         return machineId;
     }

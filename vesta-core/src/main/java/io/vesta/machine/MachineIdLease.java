@@ -59,9 +59,16 @@ public final class MachineIdLease {
 
     /** The exception a generator throws when asked for an ID at {@code epochMillis} without the lease. */
     public MachineIdUnavailableException notHeld(long machineId, long epochMillis) {
+        return notHeld(MachineIdBlock.of(machineId), epochMillis);
+    }
+
+    /** The exception a generator throws when asked for an ID of {@code block} at {@code epochMillis} without the lease. */
+    public MachineIdUnavailableException notHeld(MachineIdBlock block, long epochMillis) {
         String reason = lostReason;
         long until = heldUntil;
-        return new MachineIdUnavailableException("Machine ID " + machineId + " is not held by this node at "
+        String what = block.describe();
+        return new MachineIdUnavailableException(Character.toUpperCase(what.charAt(0)) + what.substring(1)
+                + (block.size() == 1 ? " is" : " are") + " not held by this node at "
                 + Instant.ofEpochMilli(epochMillis) + ": "
                 + (reason != null ? reason : until == Long.MIN_VALUE ? "the lease was revoked"
                         : "its lease expired at " + Instant.ofEpochMilli(until) + " and has not been renewed")

@@ -11,11 +11,19 @@ public final class MachineIdOutOfRangeException extends InvalidSettingException 
 
     private final long machineId;
     private final transient MachineIdRange range;
+    private final int blockSize;
 
     public MachineIdOutOfRangeException(String setting, long machineId, MachineIdRange range) {
-        super(setting, machineId, "a machine ID in [" + range.min() + ", " + range.max() + "]");
+        this(setting, machineId, range, 1);
+    }
+
+    /** A block's first machine ID that does not start one of the range's aligned blocks of {@code blockSize}. */
+    public MachineIdOutOfRangeException(String setting, long machineId, MachineIdRange range, int blockSize) {
+        super(setting, machineId, range.describeBlockStarts(blockSize), blockSize == 1 || !range.contains(machineId)
+                ? "is out of range" : "does not start a block of " + blockSize + " that lies in the range");
         this.machineId = machineId;
         this.range = range;
+        this.blockSize = blockSize;
     }
 
     /** The machine ID that was given. */
@@ -26,5 +34,10 @@ public final class MachineIdOutOfRangeException extends InvalidSettingException 
     /** The range it had to lie in. */
     public MachineIdRange range() {
         return range;
+    }
+
+    /** The size of the block it had to start; 1 for a single machine ID. */
+    public int blockSize() {
+        return blockSize;
     }
 }

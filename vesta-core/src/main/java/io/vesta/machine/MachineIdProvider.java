@@ -15,6 +15,23 @@ public interface MachineIdProvider extends AutoCloseable {
      */
     long acquire(MachineIdRange range);
 
+    /**
+     * The first machine ID of the block of {@code blockSize} consecutive IDs this node issues under: one of the
+     * range's aligned blocks ({@link MachineIdRange#blocks(int)}), held whole or not at all. Called once, when the
+     * generator is built, instead of {@link #acquire(MachineIdRange)}. The default hands out single IDs only.
+     *
+     * @param blockSize a power of two in [1, {@link MachineIdRange#MAX_BLOCK_SIZE}] that fits the range
+     * @throws UnsupportedOperationException if this provider hands out single machine IDs only and {@code blockSize}
+     *         is above 1
+     */
+    default long acquire(MachineIdRange range, int blockSize) {
+        if (blockSize == 1) {
+            return acquire(range);
+        }
+        throw new UnsupportedOperationException("The machine-ID provider " + describe() + " hands out single machine IDs,"
+                + " not blocks of " + blockSize);
+    }
+
     /** Where the ID came from, for humans: {@code "property"}, {@code "ip-list (10.0.0.7 at position 3)"}. */
     String describe();
 

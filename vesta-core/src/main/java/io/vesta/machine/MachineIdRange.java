@@ -15,6 +15,12 @@ public record MachineIdRange(long min, long max) {
     /** The default range of central and REST servers: 924-1023. */
     public static final MachineIdRange SERVER = new MachineIdRange(924, IdLayout.MAX_MACHINE);
 
+    /** The largest block of machine IDs one node may hold. */
+    public static final int MAX_BLOCK_SIZE = 64;
+
+    /** The block sizes that may be configured, as {@link InvalidSettingException#allowed()} says them. */
+    public static final String BLOCK_SIZES = "1, 2, 4, 8, 16, 32 or " + MAX_BLOCK_SIZE;
+
     /**
      * @throws InvalidSettingException naming {@code machineIdRange.min} or {@code machineIdRange.max} when a bound
      *         is outside [0, 1023] or {@code max < min}; {@link #of} names the settings the user typed
@@ -62,6 +68,77 @@ public record MachineIdRange(long min, long max) {
             throw new MachineIdOutOfRangeException(setting, machineId, this);
         }
         return machineId;
+    }
+
+    /** Whether {@code size} is a block size: a power of two in [1, {@link #MAX_BLOCK_SIZE}]. */
+    public static boolean isBlockSize(long size) {
+        return size >= 1 && size <= MAX_BLOCK_SIZE && Long.bitCount(size) == 1;
+    }
+
+    /**
+     * {@code blockSize} when it is a power of two in [1, {@link #MAX_BLOCK_SIZE}].
+     * @throws InvalidSettingException naming {@code setting}, the value and the sizes allowed otherwise
+     */
+    public static int requireBlockSize(String setting, int blockSize) {
+        if (!isBlockSize(blockSize)) {
+            throw new InvalidSettingException(setting, blockSize, BLOCK_SIZES, "is not a power of two in [1, "
+                    + MAX_BLOCK_SIZE + "]");
+        }
+        return blockSize;
+    }
+
+    /**
+     * How many blocks of {@code blockSize} the range holds. Blocks are aligned from the range's start: block {@code i}
+     * is {@code [min + i * blockSize, min + (i + 1) * blockSize)}, and a remainder too short for a block is unused.
+     */
+    public long blocks(int blockSize) {
+        return size() / blockSize;
+    }
+
+    /** The first machine ID of block {@code index} of {@code blockSize}; see {@link #blocks(int)}. */
+    public long blockStart(long index, int blockSize) {
+        return min + index * blockSize;
+    }
+
+    /** Which block of {@code blockSize} holds {@code machineId}: its index, as {@link #blockStart} takes it. */
+    public long blockIndex(long machineId, int blockSize) {
+        return (machineId - min) / blockSize;
+    }
+
+    /** Whether {@code first} starts one of the range's aligned blocks of {@code blockSize} (see {@link #blocks(int)}). */
+    public boolean holdsBlock(long first, int blockSize) {
+        return first >= min && (first - min) % blockSize == 0 && first - min < blocks(blockSize) * blockSize;
+    }
+
+    /**
+     * Returns {@code first} if it starts one of the range's aligned blocks of {@code blockSize}.
+     * @param setting the setting that gave the ID (such as {@code vesta.machine-id.value}), or where it was read
+     * @throws MachineIdOutOfRangeException naming {@code setting}, the value, the range and the block size
+     */
+    public long checkBlock(String setting, long first, int blockSize) {
+        if (!holdsBlock(first, blockSize)) {
+            throw new MachineIdOutOfRangeException(setting, first, this, blockSize);
+        }
+        return first;
+    }
+
+    /**
+     * What a block's first machine ID may be, for messages: {@code "a machine ID in [0, 923]"}, or {@code "the first
+     * machine ID of one of the 12 blocks of 8 aligned from 924 in [924, 1023]: 924, 932, ..., 1012"}.
+     */
+    public String describeBlockStarts(int blockSize) {
+        if (blockSize == 1) {
+            return "a machine ID in [" + min + ", " + max + "]";
+        }
+        long blocks = blocks(blockSize);
+        if (blocks == 0) {
+            return "none: a block of " + blockSize + " does not fit in [" + min + ", " + max + "], which holds " + size()
+                    + " machine IDs";
+        }
+        String starts = blocks == 1 ? Long.toString(min) : blocks == 2 ? min + ", " + blockStart(1, blockSize)
+                : min + ", " + blockStart(1, blockSize) + ", ..., " + blockStart(blocks - 1, blockSize);
+        return "the first machine ID of one of the " + blocks + " blocks of " + blockSize + " aligned from " + min + " in ["
+                + min + ", " + max + "]: " + starts;
     }
 
     @Override

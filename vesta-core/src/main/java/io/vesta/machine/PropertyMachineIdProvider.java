@@ -26,7 +26,17 @@ public final class PropertyMachineIdProvider implements MachineIdProvider {
     /** @throws io.vesta.InvalidSettingException if the ID is not in {@code range} */
     @Override
     public long acquire(MachineIdRange range) {
-        return range.check(setting, machineId);
+        return acquire(range, 1);
+    }
+
+    /**
+     * The configured ID as the first of the block.
+     * @throws io.vesta.InvalidSettingException if the ID does not start one of the range's aligned blocks of
+     *         {@code blockSize}
+     */
+    @Override
+    public long acquire(MachineIdRange range, int blockSize) {
+        return range.checkBlock(setting, machineId, blockSize);
     }
 
     @Override

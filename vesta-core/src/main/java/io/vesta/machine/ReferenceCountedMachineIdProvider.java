@@ -14,6 +14,7 @@ public final class ReferenceCountedMachineIdProvider implements MachineIdProvide
     private final int users;
     private Long machineId;
     private MachineIdRange range;
+    private int blockSize;
     private int closes;
 
     /**
@@ -33,12 +34,23 @@ public final class ReferenceCountedMachineIdProvider implements MachineIdProvide
      * @throws IllegalArgumentException when a later call asks for another range than the first
      */
     @Override
-    public synchronized long acquire(MachineIdRange range) {
+    public long acquire(MachineIdRange range) {
+        return acquire(range, 1);
+    }
+
+    /**
+     * The real provider's block, acquired on the first call; later calls get the same block.
+     * @throws IllegalArgumentException when a later call asks for another range or block size than the first
+     */
+    @Override
+    public synchronized long acquire(MachineIdRange range, int blockSize) {
         if (machineId == null) {
-            machineId = provider.acquire(range);
+            machineId = provider.acquire(range, blockSize);
             this.range = range;
-        } else if (!range.equals(this.range)) {
-            throw new IllegalArgumentException("a shared machine ID was acquired in range " + this.range + ", not " + range);
+            this.blockSize = blockSize;
+        } else if (!range.equals(this.range) || blockSize != this.blockSize) {
+            throw new IllegalArgumentException("a shared machine ID was acquired in range " + this.range + " with block size "
+                    + this.blockSize + ", not in range " + range + " with block size " + blockSize);
         }
         return machineId;
     }

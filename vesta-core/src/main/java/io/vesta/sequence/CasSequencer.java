@@ -4,10 +4,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * {@link SequencerStrategy#CAS}: lock-free. The whole state is one {@code long} packed exactly like the
- * time-seq it hands out, {@code (unit << seqBits) | lastSeq}, so taking the next number in the same unit is
- * a single compare-and-set of {@code state + granted}; moving to a new unit is a compare-and-set too.
- * The state starts at {@code (startUnit, maxSeq)}: a unit that counts as used up.
+ * {@link SequencerStrategy#CAS}: lock-free, the default. The whole state is one {@code long} packed exactly like the
+ * value it hands out, {@code (unit << slotBits) | lastSlot}, so taking the next slot in the same unit is a single
+ * compare-and-set of {@code state + granted}; moving to a new unit is a compare-and-set too. The state starts at
+ * {@code (startUnit, maxSlot)}: a unit that counts as used up.
  */
 final class CasSequencer extends Sequencer {
 
@@ -15,9 +15,9 @@ final class CasSequencer extends Sequencer {
     private final long initialState;
     private final LongAdder completedUnitsIssued = new LongAdder();
 
-    CasSequencer(Timeline timeline) {
-        super(timeline);
-        this.initialState = (timeline.startUnit() << seqBits) | maxSeq;
+    CasSequencer(Timeline timeline, int blockBits) {
+        super(timeline, blockBits);
+        this.initialState = (timeline.startUnit() << slotBits) | maxSlot;
         this.state = new AtomicLong(initialState);
     }
 
@@ -25,22 +25,22 @@ final class CasSequencer extends Sequencer {
     long reserve(int count) {
         for (;;) {
             long current = state.get();
-            long unit = current >> seqBits; // arithmetic: the start unit may be -1
-            long seq = current & maxSeq;
+            long unit = current >> slotBits; // arithmetic: the start unit may be -1
+            long slot = current & maxSlot;
             long now = timeline.currentUnit();
             if (now > unit) {
                 timeline.admit(now);
-                long granted = Math.min(count, maxSeq + 1);
-                long first = now << seqBits;
+                long granted = Math.min(count, maxSlot + 1);
+                long first = now << slotBits;
                 if (state.compareAndSet(current, first | (granted - 1))) {
                     if (current != initialState) {
-                        completedUnitsIssued.add(seq + 1);
+                        completedUnitsIssued.add(slot + 1);
                     }
                     return first;
                 }
             } else if (now == unit) {
-                if (seq < maxSeq) {
-                    long granted = Math.min(count, maxSeq - seq);
+                if (slot < maxSlot) {
+                    long granted = Math.min(count, maxSlot - slot);
                     if (state.compareAndSet(current, current + granted)) {
                         return current + 1;
                     }
@@ -55,13 +55,13 @@ final class CasSequencer extends Sequencer {
 
     @Override
     long lastUnit() {
-        return state.get() >> seqBits;
+        return state.get() >> slotBits;
     }
 
     @Override
     long issued() {
         long current = state.get();
-        return current == initialState ? completedUnitsIssued.sum() : completedUnitsIssued.sum() + (current & maxSeq) + 1;
+        return current == initialState ? completedUnitsIssued.sum() : completedUnitsIssued.sum() + (current & maxSlot) + 1;
     }
 
     @Override

@@ -8,9 +8,9 @@ final class LockSequencer extends Sequencer {
     private final ReentrantLock lock = new ReentrantLock();
     private final UnitSequence sequence;
 
-    LockSequencer(Timeline timeline) {
-        super(timeline);
-        this.sequence = new UnitSequence(timeline);
+    LockSequencer(Timeline timeline, int blockBits) {
+        super(timeline, blockBits);
+        this.sequence = new UnitSequence(timeline, slotBits);
     }
 
     @Override

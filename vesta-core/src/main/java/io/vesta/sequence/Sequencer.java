@@ -1,24 +1,27 @@
 package io.vesta.sequence;
 
 /**
- * The unit/seq state of one generator, guarded as its {@link SequencerStrategy} says. It hands out packed
- * {@code (time << seqBits) | seq} values and leaves the clock to its {@link Timeline}.
+ * The unit/slot state of one generator, guarded as its {@link SequencerStrategy} says. It hands out packed
+ * {@code (unit << slotBits) | slot} values and leaves the clock to its {@link Timeline}. A unit has
+ * {@code blockSize << seqBits} slots: slot {@code s} is sequence number {@code s >> blockBits} under the block's
+ * machine ID at offset {@code s & (blockSize - 1)}, so for a single machine ID a slot is the sequence number.
  */
 abstract class Sequencer {
 
     protected final Timeline timeline;
-    protected final int seqBits;
-    protected final long maxSeq;
+    /** {@code seqBits + blockBits}: how far the unit is shifted in a packed value. */
+    protected final int slotBits;
+    /** The last slot of a unit: {@code (blockSize << seqBits) - 1}. */
+    protected final long maxSlot;
 
-    protected Sequencer(Timeline timeline) {
+    protected Sequencer(Timeline timeline, int blockBits) {
         this.timeline = timeline;
-        this.seqBits = timeline.layout().seqBits();
-        this.maxSeq = timeline.layout().maxSeq();
+        this.slotBits = timeline.layout().seqBits() + blockBits;
+        this.maxSlot = (1L << slotBits) - 1;
     }
 
     /**
-     * Reserves consecutive sequence numbers in one unit and returns the first, packed; see
-     * {@link TimeSeqGenerator#reserve(int)}.
+     * Reserves consecutive slots in one unit and returns the first, packed; see {@link TimeSeqGenerator#reserve(int)}.
      */
     abstract long reserve(int count);
 

@@ -5,9 +5,9 @@ final class SynchronizedSequencer extends Sequencer {
 
     private final UnitSequence sequence;
 
-    SynchronizedSequencer(Timeline timeline) {
-        super(timeline);
-        this.sequence = new UnitSequence(timeline);
+    SynchronizedSequencer(Timeline timeline, int blockBits) {
+        super(timeline, blockBits);
+        this.sequence = new UnitSequence(timeline, slotBits);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.vesta.sequence;
 
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
@@ -10,28 +11,32 @@ import java.time.Instant;
 import java.util.OptionalLong;
 
 /**
- * The generator of one machine ID: hands out packed {@code (time << seqBits) | seq} values, unique and strictly
- * increasing, which the caller shifts into IDs ({@link IdLayout#fromTimeSeq}). It is the one public type of this
- * package; how the unit/seq state is guarded ({@link SequencerStrategy}) and how the clock is read, waited for
- * and persisted are its parts, and stay inside.
+ * The generator of one block of machine IDs: hands out packed slots, unique and strictly increasing, which the caller
+ * turns into IDs ({@link IdLayout#fromSlot}). A slot is {@code (time << seqBits | seq) << blockBits | offset}: the
+ * time, the sequence number and the offset of the machine ID in the block, in the order IDs of the block sort in.
+ * For a single machine ID ({@code blockBits} 0) it is the packed {@code (time << seqBits) | seq} of
+ * {@link IdLayout#fromTimeSeq}. It is the one public type of this package; how the unit/slot state is guarded
+ * ({@link SequencerStrategy}) and how the clock is read, waited for and persisted are its parts, and stay inside.
  *
- * <p>In a unit whose sequence is used up it waits for the next unit; it never reuses a number and never borrows
+ * <p>In a unit whose slots are used up it waits for the next unit; it never reuses a slot and never borrows
  * from a unit the clock has not reached. Thread-safe.
  */
 public final class TimeSeqGenerator {
 
     private final Timeline timeline;
     private final Sequencer sequencer;
-    private final long maxSeq;
+    private final MachineIdBlock block;
+    private final long maxSlot;
 
-    private TimeSeqGenerator(Timeline timeline, SequencerStrategy strategy) {
+    private TimeSeqGenerator(Timeline timeline, SequencerStrategy strategy, MachineIdBlock block) {
         this.timeline = timeline;
-        this.sequencer = strategy.create(timeline);
-        this.maxSeq = timeline.layout().maxSeq();
+        this.block = block;
+        this.sequencer = strategy.create(timeline, block.bits());
+        this.maxSlot = ((timeline.layout().maxSeq() + 1) << block.bits()) - 1;
     }
 
     /**
-     * A generator for {@code machineId}, which {@code provider} has acquired. It resumes after the higher of the
+     * A generator for {@code block}, which {@code provider} has acquired. It resumes after the higher of the
      * store's mark and the provider's {@link MachineIdProvider#notBefore()}; when the clock is behind that mark by
      * no more than one persist step (a restart right after a crash) this waits for it to pass the mark.
      *
@@ -40,31 +45,37 @@ public final class TimeSeqGenerator {
      * @throws IllegalStateException if a mark lies beyond the last time the layout can represent
      */
     public static TimeSeqGenerator start(SequencerStrategy strategy, TimeSource timeSource, IdLayout layout, Instant epoch,
-            Duration maxBackwardWait, TimestampStore store, Duration persistStep, long machineId, MachineIdProvider provider) {
+            Duration maxBackwardWait, TimestampStore store, Duration persistStep, MachineIdBlock block,
+            MachineIdProvider provider) {
         OptionalLong notBefore = provider.notBefore();
-        Timeline timeline = new Timeline(timeSource, layout, epoch, maxBackwardWait, store, persistStep, machineId,
+        Timeline timeline = new Timeline(timeSource, layout, epoch, maxBackwardWait, store, persistStep, block,
                 provider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null, provider.describe());
         timeline.awaitRestartMark();
-        return new TimeSeqGenerator(timeline, strategy);
+        return new TimeSeqGenerator(timeline, strategy, block);
     }
 
-    /** The next packed time-seq. */
+    /** The next packed slot. */
     public long next() {
         return sequencer.reserve(1);
     }
 
     /**
-     * Reserves consecutive sequence numbers in one unit and returns the first, packed. It grants
-     * {@code min(count, maxSeq - firstSeq + 1)} numbers ({@link #granted}): the whole request when the unit has
+     * Reserves consecutive slots in one unit and returns the first, packed. It grants
+     * {@code min(count, maxSlot - firstSlot + 1)} slots ({@link #granted}): the whole request when the unit has
      * room, else the rest of the unit, and the caller asks again for the remainder.
      */
     public long reserve(int count) {
         return sequencer.reserve(count);
     }
 
-    /** How many numbers {@link #reserve(int)} granted when it returned {@code packedStart}. */
+    /** How many slots {@link #reserve(int)} granted when it returned {@code packedStart}. */
     public int granted(long packedStart, int count) {
-        return (int) Math.min(count, maxSeq - (packedStart & maxSeq) + 1);
+        return (int) Math.min(count, maxSlot - (packedStart & maxSlot) + 1);
+    }
+
+    /** The machine IDs this generator issues under. */
+    public MachineIdBlock block() {
+        return block;
     }
 
     /** How the unit/seq state is guarded. */
@@ -72,7 +83,7 @@ public final class TimeSeqGenerator {
         return sequencer.strategy();
     }
 
-    /** How many packed values this generator has handed out. Never waits for a caller. */
+    /** How many slots this generator has handed out. Never waits for a caller. */
     public long issued() {
         return sequencer.issued();
     }

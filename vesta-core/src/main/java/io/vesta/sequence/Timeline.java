@@ -2,6 +2,7 @@ package io.vesta.sequence;
 
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
@@ -31,7 +32,7 @@ final class Timeline {
     private final TimestampStore store;
     private final long persistStepMillis;
     private final MachineIdLease lease;
-    private final long machineId;
+    private final MachineIdBlock block;
 
     /** Every issued unit starts before this; {@code Long.MAX_VALUE} without a store. */
     private volatile long reservedUntil;
@@ -50,13 +51,14 @@ final class Timeline {
     /**
      * @param store may be null; then nothing is persisted
      * @param persistStep how far ahead of the issued time the stored mark is pushed each time it is written
+     * @param block the machine IDs the generator issues under, for messages
      * @param lease checked before every ID
      * @param notBefore a mark from elsewhere (a previous owner of the machine ID), Unix ms, or null
      * @param notBeforeSource where {@code notBefore} came from, for messages
      * @throws IllegalStateException if a mark lies beyond the last time the layout can represent
      */
     Timeline(TimeSource timeSource, IdLayout layout, Instant epoch, Duration maxBackwardWait,
-            TimestampStore store, Duration persistStep, long machineId, MachineIdLease lease, Long notBefore,
+            TimestampStore store, Duration persistStep, MachineIdBlock block, MachineIdLease lease, Long notBefore,
             String notBeforeSource) {
         this.timeSource = timeSource;
         this.layout = layout;
@@ -66,7 +68,7 @@ final class Timeline {
         this.maxBackwardWaitMillis = maxBackwardWait.toMillis();
         this.store = store;
         this.persistStepMillis = Math.max(unitMillis, persistStep.toMillis());
-        this.machineId = machineId;
+        this.block = block;
         this.lease = lease;
         OptionalLong stored = store == null ? OptionalLong.empty() : store.load();
         this.reservedUntil = store == null ? Long.MAX_VALUE : stored.orElse(Long.MIN_VALUE);
@@ -119,7 +121,7 @@ final class Timeline {
         }
         long now = timeSource.currentTimeMillis();
         if (!lease.isHeldAt(now)) {
-            throw lease.notHeld(machineId, now);
+            throw lease.notHeld(block, now);
         }
         return Math.floorDiv(now - epochMillis, unitMillis);
     }
@@ -280,7 +282,7 @@ final class Timeline {
     }
 
     private IllegalStateException closedException() {
-        return new IllegalStateException("The generator of machine ID " + machineId + " was closed; no ID is issued after"
+        return new IllegalStateException("The generator of " + block.describe() + " was closed; no ID is issued after"
                 + " close(). Build a new one.");
     }
 

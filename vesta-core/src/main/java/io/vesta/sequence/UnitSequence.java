@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The unit/seq state machine shared by the lock-based sequencers. Not thread-safe: callers hold a lock.
+ * The unit/slot state machine shared by the lock-based sequencers. Not thread-safe: callers hold a lock.
  *
  * <p>The original Vesta's lock and synchronized populators repeat IDs when a unit is used up: after
  * waiting for the next unit they reset the sequence but do not record the new unit, so the following call
@@ -27,8 +27,8 @@ final class UnitSequence {
     }
 
     private final Timeline timeline;
-    private final int seqBits;
-    private final long maxSeq;
+    private final int slotBits;
+    private final long maxSlot;
 
     /*
      * Written only under the caller's lock; read without it by health checks, metrics and the Actuator
@@ -37,15 +37,16 @@ final class UnitSequence {
      * store on x86; the lock already orders them for the writers.
      */
     private long unit;
-    private long seq;
+    private long slot;
     private long issued;
 
-    UnitSequence(Timeline timeline) {
+    /** @param slotBits how far a unit is shifted in a packed value; see {@link Sequencer} */
+    UnitSequence(Timeline timeline, int slotBits) {
         this.timeline = timeline;
-        this.seqBits = timeline.layout().seqBits();
-        this.maxSeq = timeline.layout().maxSeq();
+        this.slotBits = slotBits;
+        this.maxSlot = (1L << slotBits) - 1;
         this.unit = timeline.startUnit();
-        this.seq = maxSeq;
+        this.slot = maxSlot;
     }
 
     long reserve(int count) {
@@ -54,16 +55,16 @@ final class UnitSequence {
             if (now > unit) {
                 timeline.admit(now);
                 UNIT.setRelease(this, now);
-                seq = Math.min(count, maxSeq + 1) - 1;
-                ISSUED.setRelease(this, issued + seq + 1);
-                return now << seqBits;
+                slot = Math.min(count, maxSlot + 1) - 1;
+                ISSUED.setRelease(this, issued + slot + 1);
+                return now << slotBits;
             }
             if (now == unit) {
-                if (seq < maxSeq) {
-                    long first = seq + 1;
-                    seq = Math.min(maxSeq, seq + count);
-                    ISSUED.setRelease(this, issued + seq - first + 1);
-                    return (unit << seqBits) | first;
+                if (slot < maxSlot) {
+                    long first = slot + 1;
+                    slot = Math.min(maxSlot, slot + count);
+                    ISSUED.setRelease(this, issued + slot - first + 1);
+                    return (unit << slotBits) | first;
                 }
                 timeline.awaitUnitAfter(unit);
             } else {

@@ -2,6 +2,7 @@ package io.vesta.time;
 
 import io.vesta.GenMethod;
 import io.vesta.IdType;
+import io.vesta.machine.MachineIdBlock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +15,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
 
@@ -53,6 +56,24 @@ public final class FileTimestampStore implements TimestampStore {
         String name = "vesta-" + type.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-machine-" + machineId + "-"
                 + genMethod.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-epoch-" + epoch.toEpochMilli() + ".mark";
         return new FileTimestampStore(directory.resolve(name));
+    }
+
+    /**
+     * The store of the generator of {@code block} in {@code directory}: for a single machine ID the file of
+     * {@link #forGenerator}, for a block the files of all its machine IDs as one store, which loads the highest of
+     * their marks and saves every mark to each. So whatever block size a machine ID is later used with, alone or in
+     * another block, its file bounds every ID issued under it.
+     */
+    public static TimestampStore forBlock(Path directory, IdType type, MachineIdBlock block, GenMethod genMethod,
+            Instant epoch) {
+        if (block.size() == 1) {
+            return forGenerator(directory, type, block.first(), genMethod, epoch);
+        }
+        List<TimestampStore> files = new ArrayList<>(block.size());
+        for (long id = block.first(); id <= block.last(); id++) {
+            files.add(forGenerator(directory, type, id, genMethod, epoch));
+        }
+        return new AllOfTimestampStore(files);
     }
 
     public Path file() {

@@ -2,6 +2,7 @@ package io.vesta.sequence;
 
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.time.ManualTimeSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +23,7 @@ class TimeSeqGeneratorTest {
 
     private TimeSeqGenerator start(SequencerStrategy strategy) {
         return TimeSeqGenerator.start(strategy, clock, IdLayout.MIN_GRANULARITY, EPOCH, Duration.ofMillis(5), null,
-                Duration.ofSeconds(3), 1, new PropertyMachineIdProvider(1));
+                Duration.ofSeconds(3), MachineIdBlock.of(1), new PropertyMachineIdProvider(1));
     }
 
     @ParameterizedTest
@@ -87,5 +88,45 @@ class TimeSeqGeneratorTest {
         assertThat(generator.isClosed()).isTrue();
         assertThatIllegalStateException().isThrownBy(generator::next).withMessageContaining("was closed");
         assertThatIllegalStateException().isThrownBy(() -> generator.reserve(5)).withMessageContaining("was closed");
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void aBlockCountsTheMachineOffsetBelowTheSequenceNumber(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = TimeSeqGenerator.start(strategy, clock, IdLayout.MIN_GRANULARITY, EPOCH,
+                Duration.ofMillis(5), null, Duration.ofSeconds(3), new MachineIdBlock(8, 4), new PropertyMachineIdProvider(8));
+        long constantBits = IdLayout.MIN_GRANULARITY.constantBits(0, 0, 8);
+
+        long[] ids = new long[6];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = IdLayout.fromSlot(generator.next(), 2, constantBits);
+        }
+
+        IdCodec codec = new IdCodec(EPOCH);
+        long[][] seqAndMachine = {{0, 8}, {0, 9}, {0, 10}, {0, 11}, {1, 8}, {1, 9}};
+        for (int i = 0; i < ids.length; i++) {
+            assertThat(codec.expId(ids[i]).seq()).as("seq of ID %d", i).isEqualTo(seqAndMachine[i][0]);
+            assertThat(codec.expId(ids[i]).machine()).as("machine of ID %d", i).isEqualTo(seqAndMachine[i][1]);
+            assertThat(codec.expId(ids[i]).time()).isEqualTo(UNIT);
+        }
+        assertThat(ids).isSorted();
+        assertThat(generator.block()).isEqualTo(new MachineIdBlock(8, 4));
+    }
+
+    @ParameterizedTest
+    @EnumSource(SequencerStrategy.class)
+    void aBlockOfFourHasFourTimesTheSlotsOfAUnit(SequencerStrategy strategy) {
+        TimeSeqGenerator generator = TimeSeqGenerator.start(strategy, clock, IdLayout.MIN_GRANULARITY, EPOCH,
+                Duration.ofMillis(5), null, Duration.ofSeconds(3), new MachineIdBlock(0, 4), new PropertyMachineIdProvider(0));
+        long first = generator.reserve(4000);
+        assertThat(generator.granted(first, 4000)).isEqualTo(4000);
+
+        long rest = generator.reserve(1000);
+
+        assertThat(rest).isEqualTo(UNIT << 12 | 4000);
+        assertThat(generator.granted(rest, 1000)).isEqualTo(96);
+        assertThat(generator.next()).isEqualTo((UNIT + 1) << 12);
+        assertThat(generator.exhaustedWaits()).isEqualTo(1);
+        assertThat(generator.issued()).isEqualTo(4097);
     }
 }
