@@ -4,6 +4,7 @@ import io.vesta.InvalidSettingException;
 import io.vesta.jdbc.TableScript;
 import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseLifecycle;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
@@ -31,7 +32,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Each row leases one machine ID to an owner until {@code lease_expiry}; a background heartbeat renews it.
  * A node takes, in this order, the row its owner holds or last held (a restart gets its ID back), else the
- * lowest ID of the range that has no row or whose lease has expired.
+ * lowest ID of the range that has no row or whose lease has expired. A node that holds a block of {@code k} machine
+ * IDs ({@link #acquire(MachineIdRange, int)}) leases the {@code k} rows of one of the range's aligned blocks in one
+ * transaction, whole or not at all, under one generation; one statement renews them and one releases them, and a
+ * block is free only when every one of its rows is.
  *
  * <p>Why two nodes never issue the same ID: the holder issues only while its local lease ({@link #lease()})
  * is held, and that lease is never extended past a {@code high_water} already committed to the row. Whoever
@@ -114,6 +118,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
 
     private volatile Long notBefore;
     private volatile String takenFrom;
+    /** The machine IDs this node holds; set by acquire under the database lock, before the lifecycle publishes them. */
+    private volatile MachineIdBlock block;
     /** The generation this node holds the row under; every write of ours is conditional on it. */
     private long generation;
     /** The highest lease expiry this node has tried to write, committed or not; read by close() for its log. */
@@ -136,10 +142,11 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         String columns = "machine_id, owner, lease_expiry, high_water, generation";
         this.selectRange = "SELECT " + columns + " FROM " + table + " WHERE machine_id >= ? AND machine_id <= ? ORDER BY machine_id";
         this.selectOne = "SELECT " + columns + " FROM " + table + " WHERE machine_id = ?";
-        this.insert = "INSERT INTO " + table + " (" + columns + ") VALUES (?, ?, ?, ?, 1)";
+        this.insert = "INSERT INTO " + table + " (" + columns + ") VALUES (?, ?, ?, ?, ?)";
         this.takeOver = "UPDATE " + table + " SET owner = ?, lease_expiry = ?, high_water = ?, generation = ?"
                 + " WHERE machine_id = ? AND generation = ? AND lease_expiry = ? AND high_water = ?";
-        this.renew = "UPDATE " + table + " SET lease_expiry = ?, high_water = ? WHERE machine_id = ? AND generation = ?";
+        this.renew = "UPDATE " + table + " SET lease_expiry = ?, high_water = ? WHERE machine_id >= ? AND machine_id <= ?"
+                + " AND generation = ?";
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -177,13 +184,24 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      */
     @Override
     public long acquire(MachineIdRange range) {
+        return acquire(range, 1);
+    }
+
+    /**
+     * Leases a whole aligned block of {@code blockSize} machine IDs, one row each, in one transaction: all of the block
+     * or none of it. The rows are renewed by one statement and released together; a row of the block found in other
+     * hands ends the lease on all of them.
+     */
+    @Override
+    public long acquire(MachineIdRange range, int blockSize) {
+        MachineIdRange.requireBlockSize("blockSize", blockSize);
         database.lock();
         try {
             if (lifecycle.isClosed()) {
                 throw new IllegalStateException("This DbMachineIdProvider was closed; build a new one");
             }
             if (lifecycle.machineId() >= 0) {
-                throw new IllegalStateException("This DbMachineIdProvider already holds machine ID " + lifecycle.machineId()
+                throw new IllegalStateException("This DbMachineIdProvider already holds " + block.describe()
                         + "; build a new one for another generator");
             }
             Claim claim;
@@ -192,14 +210,16 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                     if (initializeSchema) {
                         createTable(connection);
                     }
-                    return claim(connection, range);
+                    return claim(connection, range, blockSize);
                 });
             } catch (SQLException e) {
-                throw new MachineIdUnavailableException("Cannot lease a machine ID from table " + table + " (range " + range
-                        + ", owner '" + owner + "'): " + e.getMessage(), e);
+                throw new MachineIdUnavailableException("Cannot lease " + (blockSize == 1 ? "a machine ID" : "a block of "
+                        + blockSize + " machine IDs") + " from table " + table + " (range " + range + ", owner '" + owner
+                        + "'): " + e.getMessage(), e);
             }
             // Set before the start, under the database lock that heartbeats and the release take too; only the
             // start publishes the ID.
+            this.block = new MachineIdBlock(claim.machineId, blockSize);
             this.generation = claim.generation;
             this.lastWrittenExpiry = claim.expiry;
             this.confirmedExpiry = claim.expiry;
@@ -208,7 +228,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
             if (!lifecycle.start(claim.machineId, claim.expiry, Duration.ofMillis(heartbeatMillis), this::heartbeat)) {
                 throw closedWhileAcquiring(claim);
             }
-            LOG.log(Level.INFO, () -> "Leased machine ID " + claim.machineId + " from table " + table + " as owner '" + owner
+            LOG.log(Level.INFO, () -> "Leased " + block.describe() + " from table " + table + " as owner '" + owner
                     + "'" + (claim.takenFrom != null ? ", taken over from '" + claim.takenFrom + "' (IDs start after "
                     + Instant.ofEpochMilli(claim.notBefore) + ")" : "") + "; lease until " + Instant.ofEpochMilli(claim.expiry));
             return claim.machineId;
@@ -225,75 +245,102 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         long now = timeSource.currentTimeMillis();
         String outcome;
         try {
-            outcome = releaseRow(claim.machineId, claim.generation, releaseMark(claim.notBefore, claim.expiry, now), now) == 1
-                    ? "the row was released"
-                    : "the row had already changed hands";
+            outcome = releaseRows(block, claim.generation, releaseMark(claim.notBefore, claim.expiry, now), now) > 0
+                    ? "the rows were released"
+                    : "the rows had already changed hands";
         } catch (SQLException | RuntimeException e) {
-            outcome = "the row could not be released (" + e.getMessage() + ") and becomes free when its lease ends at "
+            outcome = "the rows could not be released (" + e.getMessage() + ") and become free when their lease ends at "
                     + Instant.ofEpochMilli(claim.expiry);
         }
-        return new IllegalStateException("This DbMachineIdProvider was closed while it leased machine ID " + claim.machineId
+        return new IllegalStateException("This DbMachineIdProvider was closed while it leased " + block.describe()
                 + " from table " + table + "; " + outcome);
     }
 
-    private Claim claim(Connection connection, MachineIdRange range) throws SQLException {
-        int maxRounds = (int) range.size() + 16;
+    private Claim claim(Connection connection, MachineIdRange range, int blockSize) throws SQLException {
+        long blocks = range.blocks(blockSize);
+        int maxRounds = (int) blocks + 16;
         rounds:
         for (int round = 0; round < maxRounds; round++) {
             long now = timeSource.currentTimeMillis();
             List<Row> rows = readRange(connection, range);
             for (Row row : rows) {
-                if (row.owner.equals(owner)) {
-                    Claim own = takeOver(connection, row, now);
+                if (row.owner.equals(owner) && range.blockIndex(row.machineId, blockSize) < blocks) {
+                    long index = range.blockIndex(row.machineId, blockSize);
+                    Row[] block = blockRows(rows, range, index, blockSize);
+                    if (!takeable(block, now, true)) {
+                        continue; // another node holds part of the block this owner's row lies in
+                    }
+                    Claim own = takeBlock(connection, range.blockStart(index, blockSize), block, now);
                     if (own != null) {
                         return own;
                     }
-                    // The row changed after it was read: the previous run renewed it (it is still alive) or
-                    // another node took it. Read it again rather than walk a snapshot known to be stale, so that
-                    // a restart still gets its own ID back, after the high water committed now.
+                    // The block changed after it was read: the previous run renewed it (it is still alive) or
+                    // another node took part of it. Read it again rather than walk a snapshot known to be stale, so
+                    // that a restart still gets its own IDs back, after the high water committed now.
                     continue rounds;
                 }
             }
-            // Walk the candidates of this snapshot upwards; a few lost races mean others are claiming too, and
+            // Walk the candidate blocks of this snapshot upwards; a few lost races mean others are claiming too, and
             // a fresh snapshot skips everything they took at once.
             int lostRaces = 0;
-            int next = 0;
             boolean anyCandidate = false;
-            for (long id = range.min(); id <= range.max() && lostRaces < 4; id++) {
-                while (next < rows.size() && rows.get(next).machineId < id) {
-                    next++;
-                }
-                Row row = next < rows.size() && rows.get(next).machineId == id ? rows.get(next) : null;
-                Claim claim;
-                if (row == null) {
-                    anyCandidate = true;
-                    claim = insert(connection, id, now);
-                } else if (row.leaseExpiry <= now) {
-                    anyCandidate = true;
-                    claim = takeOver(connection, row, now);
-                } else {
+            for (long index = 0; index < blocks && lostRaces < 4; index++) {
+                Row[] block = blockRows(rows, range, index, blockSize);
+                if (!takeable(block, now, false)) {
                     continue;
                 }
+                anyCandidate = true;
+                Claim claim = takeBlock(connection, range.blockStart(index, blockSize), block, now);
                 if (claim != null) {
                     return claim;
                 }
                 lostRaces++;
             }
             if (!anyCandidate) {
-                throw rangeFull(range, rows, now);
+                throw rangeFull(range, blockSize, rows, now);
             }
         }
-        throw new MachineIdUnavailableException("Gave up leasing a machine ID from table " + table + " (range " + range
-                + ") after " + maxRounds + " rounds in which every candidate changed before this node could take it"
-                + " (other nodes claiming the same IDs, or a live process of owner '" + owner + "' renewing its row)");
+        throw new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID" : "a block of "
+                + blockSize + " machine IDs") + " from table " + table + " (range " + range + ") after " + maxRounds
+                + " rounds in which every candidate changed before this node could take it (other nodes claiming the same"
+                + " IDs, or a live process of owner '" + owner + "' renewing its row)");
     }
 
-    private MachineIdUnavailableException rangeFull(MachineIdRange range, List<Row> rows, long now) {
+    /** The rows of block {@code index}, by offset in the block; null where a machine ID has no row yet. */
+    private static Row[] blockRows(List<Row> rows, MachineIdRange range, long index, int blockSize) {
+        Row[] block = new Row[blockSize];
+        long first = range.blockStart(index, blockSize);
+        for (Row row : rows) {
+            if (row.machineId >= first && row.machineId < first + blockSize) {
+                block[(int) (row.machineId - first)] = row;
+            }
+        }
+        return block;
+    }
+
+    /** Whether every machine ID of the block is free: no row, a lease that has ended, or (if {@code own}) ours. */
+    private boolean takeable(Row[] block, long now, boolean own) {
+        for (Row row : block) {
+            if (row != null && row.leaseExpiry > now && !(own && row.owner.equals(owner))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, List<Row> rows, long now) {
         long live = rows.stream().filter(r -> r.leaseExpiry > now).count();
         long nextExpiry = rows.stream().mapToLong(r -> r.leaseExpiry).filter(e -> e > now).min().orElse(now);
-        return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table " + table + ": "
-                + live + " rows hold a live lease on all " + range.size() + " IDs of the range (the first lease ends at "
-                + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the range, or wait for a lease to end.");
+        if (blockSize == 1) {
+            return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table " + table + ": "
+                    + live + " rows hold a live lease on all " + range.size() + " IDs of the range (the first lease ends at "
+                    + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the range, or wait for a lease to end.");
+        }
+        return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range " + range
+                + " of table " + table + ": the range holds " + range.blocks(blockSize) + " blocks of " + blockSize + " (so "
+                + range.blocks(blockSize) + " nodes with this block size), and each has a live lease on at least one of its"
+                + " IDs (" + live + " live rows; the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a"
+                + " node, widen the range, lower the block size, or wait for a lease to end.");
     }
 
     private List<Row> readRange(Connection connection, MachineIdRange range) throws SQLException {
@@ -319,54 +366,117 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         }
     }
 
-    private Claim insert(Connection connection, long id, long now) throws SQLException {
+    /**
+     * Takes every machine ID of a block in one transaction, or none: a machine ID without a row is inserted, a row is
+     * taken over only if it is still exactly as read, so that its {@code high_water} is the high water committed when
+     * it changes hands. Every row of the block ends up under one generation, above each row's before, so that the
+     * holder's renewal and release are one statement conditional on it. Null when a write lost a race (nothing is
+     * then left changed).
+     */
+    private Claim takeBlock(Connection connection, long first, Row[] block, long now) throws SQLException {
         long expiry = now + leaseMillis;
+        long generation = 1;
+        Long notBefore = null;
+        String from = null;
+        for (Row row : block) {
+            if (row != null) {
+                generation = Math.max(generation, row.generation + 1);
+                notBefore = notBefore == null ? row.highWater : Math.max(notBefore, row.highWater);
+                if (from == null && !row.owner.equals(owner)) {
+                    from = row.owner;
+                }
+            }
+        }
+        Runnable hook = beforeTakeOver;
+        if (hook != null) {
+            hook.run();
+        }
+        long held = generation;
+        boolean taken = inTransaction(connection, () -> {
+            for (int offset = 0; offset < block.length; offset++) {
+                Row row = block[offset];
+                if (row == null ? !insert(connection, first + offset, expiry, held) : !takeOver(connection, row, expiry, held)) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        return taken ? new Claim(first, held, expiry, notBefore, from) : null;
+    }
+
+    private boolean insert(Connection connection, long id, long expiry, long generation) throws SQLException {
         try (PreparedStatement insert = prepare(connection, this.insert)) {
             insert.setLong(1, id);
             insert.setString(2, owner);
             insert.setLong(3, expiry);
             insert.setLong(4, expiry);
+            insert.setLong(5, generation);
             insert.executeUpdate();
-            return new Claim(id, 1, expiry, null, null);
-        } catch (SQLException e) {
-            if (lostRace(e)) {
-                return null;
-            }
-            throw e;
+            return true;
         }
     }
 
-    /**
-     * The row's own owner after a restart, or an expired row of someone else's: succeeds only if the row is
-     * still exactly as read, so that {@code row.highWater} is the high water committed when it changes hands.
-     */
-    private Claim takeOver(Connection connection, Row row, long now) throws SQLException {
-        long expiry = now + leaseMillis;
-        long highWater = Math.max(row.highWater, expiry);
-        Runnable hook = beforeTakeOver;
-        if (hook != null) {
-            hook.run();
-        }
+    private boolean takeOver(Connection connection, Row row, long expiry, long generation) throws SQLException {
         try (PreparedStatement update = prepare(connection, takeOver)) {
             update.setString(1, owner);
             update.setLong(2, expiry);
-            update.setLong(3, highWater);
-            update.setLong(4, row.generation + 1);
+            update.setLong(3, Math.max(row.highWater, expiry));
+            update.setLong(4, generation);
             update.setLong(5, row.machineId);
             update.setLong(6, row.generation);
             update.setLong(7, row.leaseExpiry);
             update.setLong(8, row.highWater);
-            if (update.executeUpdate() != 1) {
-                return null;
-            }
-        } catch (SQLException e) {
-            if (lostRace(e)) {
-                return null;
-            }
-            throw e;
+            return update.executeUpdate() == 1;
         }
-        return new Claim(row.machineId, row.generation + 1, expiry, row.highWater,
-                row.owner.equals(owner) ? null : row.owner);
+    }
+
+    /**
+     * Runs the claim's writes as one transaction: committed when {@code work} returns true, rolled back when it returns
+     * false or a write lost a race ({@link #lostRace}), which both mean false. Any other failure is rolled back and
+     * thrown.
+     */
+    private boolean inTransaction(Connection connection, SqlWork<Boolean> work) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        if (autoCommit) {
+            connection.setAutoCommit(false);
+        }
+        try {
+            boolean done;
+            try {
+                done = work.run();
+            } catch (SQLException e) {
+                rollback(connection, e);
+                if (lostRace(e)) {
+                    return false;
+                }
+                throw e;
+            } catch (RuntimeException | Error e) {
+                rollback(connection, e);
+                throw e;
+            }
+            if (done) {
+                connection.commit();
+            } else {
+                connection.rollback();
+            }
+            return done;
+        } finally {
+            if (autoCommit) {
+                try {
+                    connection.setAutoCommit(true);
+                } catch (SQLException ignored) {
+                    // a broken connection: the pool discards it
+                }
+            }
+        }
+    }
+
+    private static void rollback(Connection connection, Throwable failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     private boolean lostRace(SQLException e) {
@@ -402,37 +512,52 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         if (!lifecycle.isRenewing()) {
             return false;
         }
-        long machineId = lifecycle.machineId();
+        MachineIdBlock held = block;
         long now = timeSource.currentTimeMillis();
         // Strictly above every expiry written before, so the row always changes: MySQL run with
         // useAffectedRows counts an UPDATE that writes the same values as no row.
         long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
         lastWrittenExpiry = expiry;
         try (Connection connection = dataSource.getConnection()) {
-            int updated = inAutoCommit(connection, () -> writeRow(connection, machineId, generation, expiry, expiry));
-            if (updated == 1) {
+            int updated = inAutoCommit(connection, () -> writeRows(connection, held, generation, expiry, expiry));
+            if (updated == held.size()) {
                 // Only now is the new high-water mark committed, so only now may the node issue up to it. If
                 // close() began while this renewal was in the database, the lifecycle leaves the revoked lease
                 // as it is; the row keeps the renewed lease until close()'s release gets the database (if it
                 // still does in time) or the lease ends: that only delays the next holder.
-                if (!lifecycle.renewTo(expiry, () -> "Renewed the lease on machine ID " + machineId + " in table " + table
+                if (!lifecycle.renewTo(expiry, () -> "Renewed the lease on " + held.describe() + " in table " + table
                         + " again; lease until " + Instant.ofEpochMilli(expiry))) {
                     return false;
                 }
                 confirmedExpiry = expiry;
                 return true;
             }
-            Row row = inAutoCommit(connection, () -> readRow(connection, machineId));
-            lifecycle.lose(row == null
-                    ? "its row in table " + table + " was deleted"
-                    : "table " + table + " shows it taken over by owner '" + row.owner + "' (generation "
-                            + row.generation + ", this node held generation " + generation
-                            + ") after this node could not renew its lease in time");
+            // A row of the block is no longer under our generation: the whole block is lost, even if the statement
+            // renewed the others (they become free when that lease ends).
+            lifecycle.lose(lostRowReason(connection, held));
             return false;
         } catch (SQLException | RuntimeException e) {
-            return lifecycle.renewalFailed(now, "Cannot renew the lease on machine ID " + machineId + " in table " + table
+            return lifecycle.renewalFailed(now, "Cannot renew the lease on " + held.describe() + " in table " + table
                     + ": " + e.getMessage());
         }
+    }
+
+    /** Why a renewal found the block in other hands: the first of its rows that is gone or under another generation. */
+    private String lostRowReason(Connection connection, MachineIdBlock held) throws SQLException {
+        for (long id = held.first(); id <= held.last(); id++) {
+            long machineId = id;
+            Row row = inAutoCommit(connection, () -> readRow(connection, machineId));
+            String which = held.size() == 1 ? "its row" : "the row of machine ID " + machineId + " of its block " + held;
+            if (row == null) {
+                return which + " in table " + table + " was deleted";
+            }
+            if (row.generation != generation) {
+                return "table " + table + " shows " + (held.size() == 1 ? "it" : which) + " taken over by owner '" + row.owner
+                        + "' (generation " + row.generation + ", this node held generation " + generation
+                        + ") after this node could not renew its lease in time";
+            }
+        }
+        return "a row of " + held.describe() + " in table " + table + " changed hands while this node renewed its lease";
     }
 
     /**
@@ -466,7 +591,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                 return null;
             }
             // If the row was taken over meanwhile, the generation makes this a no-op.
-            releaseRow(lifecycle.machineId(), generation, releaseMark(notBefore, confirmedExpiry, now), now);
+            releaseRows(block, generation, releaseMark(notBefore, confirmedExpiry, now), now);
             return null;
         } catch (SQLException | RuntimeException e) {
             return e.getMessage();
@@ -487,20 +612,24 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         return inherited == null ? own : Math.max(inherited, own);
     }
 
-    private int releaseRow(long id, long heldGeneration, long highWater, long now) throws SQLException {
+    private int releaseRows(MachineIdBlock held, long heldGeneration, long highWater, long now) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            return inAutoCommit(connection, () -> writeRow(connection, id, heldGeneration, now, highWater));
+            return inAutoCommit(connection, () -> writeRows(connection, held, heldGeneration, now, highWater));
         }
     }
 
-    /** The holder's one write to its row: renewal and release alike, conditional on the generation it holds. */
-    private int writeRow(Connection connection, long id, long heldGeneration, long leaseExpiry, long highWater)
+    /**
+     * The holder's one write to its rows: renewal and release alike, one statement over the block, conditional on the
+     * generation it holds. Returns how many rows it wrote: the whole block unless some were taken over.
+     */
+    private int writeRows(Connection connection, MachineIdBlock held, long heldGeneration, long leaseExpiry, long highWater)
             throws SQLException {
         try (PreparedStatement update = prepare(connection, renew)) {
             update.setLong(1, leaseExpiry);
             update.setLong(2, highWater);
-            update.setLong(3, id);
-            update.setLong(4, heldGeneration);
+            update.setLong(3, held.first());
+            update.setLong(4, held.last());
+            update.setLong(5, heldGeneration);
             return update.executeUpdate();
         }
     }

@@ -605,6 +605,178 @@ abstract class DbMachineIdProviderContract {
                 .allSatisfy(e -> assertThat(e.queryTimeoutSeconds()).as("query timeout of: %s", e.sql()).isPositive());
     }
 
+    /**
+     * Two hundred nodes with blocks of 1, 2, 4 and 8 race for 400 machine IDs, more than they need together: each
+     * either holds a whole aligned block, every row of it under its owner and one generation, or fails and holds no
+     * row at all; no two blocks share a machine ID.
+     */
+    @Test
+    void twoHundredBlockAcquirersRacingEachGetAWholeBlockOrNone() throws Exception {
+        int acquirers = 200;
+        MachineIdRange range = new MachineIdRange(0, 399);
+        TestDataSource dataSource = pooled(20);
+        List<DbMachineIdProvider> providers = new ArrayList<>();
+        for (int i = 0; i < acquirers; i++) {
+            providers.add(provider(dataSource, "node-" + i, TimeSource.system()));
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(acquirers);
+        List<Future<Long>> firsts = new ArrayList<>();
+        try {
+            for (int i = 0; i < acquirers; i++) {
+                DbMachineIdProvider provider = providers.get(i);
+                int blockSize = 1 << (i % 4);
+                firsts.add(threads.submit(() -> {
+                    start.await();
+                    try {
+                        return provider.acquire(range, blockSize);
+                    } catch (MachineIdUnavailableException e) {
+                        return -1L;
+                    }
+                }));
+            }
+            start.countDown();
+            long[] owners = new long[(int) range.size()];
+            Arrays.fill(owners, -1);
+            int holders = 0;
+            for (int i = 0; i < acquirers; i++) {
+                long first = firsts.get(i).get(60, TimeUnit.SECONDS);
+                if (first < 0) {
+                    continue;
+                }
+                holders++;
+                int blockSize = 1 << (i % 4);
+                assertThat(range.holdsBlock(first, blockSize)).as("block of %d from %d", blockSize, first).isTrue();
+                for (long id = first; id < first + blockSize; id++) {
+                    assertThat(owners[(int) id]).as("machine ID %d", id).isEqualTo(-1);
+                    owners[(int) id] = i;
+                }
+            }
+            // The rows: exactly the machine IDs some node holds, each under that node, one generation per block.
+            java.util.Map<Long, String> ownerOfRow = new java.util.HashMap<>();
+            java.util.Map<String, Set<Long>> generationsOfOwner = new java.util.HashMap<>();
+            try (Connection connection = DriverManager.getConnection(url()); Statement select = connection.createStatement();
+                    ResultSet rs = select.executeQuery("SELECT machine_id, owner, generation FROM " + table)) {
+                while (rs.next()) {
+                    ownerOfRow.put(rs.getLong(1), rs.getString(2));
+                    generationsOfOwner.computeIfAbsent(rs.getString(2), o -> new java.util.HashSet<>()).add(rs.getLong(3));
+                }
+            }
+            for (int id = 0; id < owners.length; id++) {
+                assertThat(ownerOfRow.get((long) id)).as("owner of machine ID %d", id)
+                        .isEqualTo(owners[id] < 0 ? null : "node-" + owners[id]);
+            }
+            assertThat(generationsOfOwner.values()).allSatisfy(generations -> assertThat(generations).hasSize(1));
+            // 750 machine IDs asked for, 400 in the range: some nodes must have been refused.
+            assertThat(holders).as("nodes that got a block").isBetween(1, acquirers - 1);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void aBlockIsRenewedAndReleasedWholeAndATakeoverStartsAfterItsHighestMark() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        // A single ID's row in the first block sends a node with a block of 4 to the second.
+        ManualTimeSource clockSingle = new ManualTimeSource(T0);
+        DbMachineIdProvider single = provider(pooled(1), "node-single", clockSingle);
+        single.acquire(new MachineIdRange(2, 2));
+        EmbeddedIdService a = blockService(providerA, clockA, 4);
+        assertThat(a.machineIdBlock()).hasToString("4-7");
+        long[] ids = a.genIds(5000);
+        assertThat(Arrays.stream(ids).map(id -> a.expId(id).machine()).distinct().sorted().toArray())
+                .containsExactly(4, 5, 6, 7);
+        long generation = rowValue(4, "generation");
+        for (long id = 4; id <= 7; id++) {
+            assertThat(rowValue(id, "generation")).isEqualTo(generation);
+            assertThat(rowValue(id, "high_water")).isEqualTo(T0.plusSeconds(60).toEpochMilli());
+        }
+
+        clockA.advance(Duration.ofSeconds(20));
+        long renewedExpiry = clockA.now().plusSeconds(60).toEpochMilli();
+        assertThat(providerA.heartbeat()).isTrue();
+        for (long id = 4; id <= 7; id++) {
+            assertThat(rowValue(id, "lease_expiry")).isEqualTo(renewedExpiry);
+            assertThat(rowValue(id, "high_water")).isEqualTo(renewedExpiry);
+        }
+
+        // A crash: B takes the block once its lease has ended, after the highest mark of its rows. The single ID in
+        // the first block is still live.
+        clockSingle.set(T0.plusSeconds(81));
+        assertThat(single.heartbeat()).isTrue();
+        ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(81));
+        DbMachineIdProvider providerB = provider(pooled(2), "node-b", clockB);
+        EmbeddedIdService b = blockService(providerB, clockB, 4);
+        assertThat(b.machineIdBlock()).isEqualTo(a.machineIdBlock());
+        assertThat(providerB.notBefore()).hasValue(renewedExpiry);
+        assertThat(b.machineIdSource()).contains("taken over from 'node-a'");
+        assertThat(providerA.heartbeat()).isFalse();
+        assertThat(providerA.lease().lostReason()).contains("taken over by owner 'node-b'");
+
+        // B's clean close releases all four rows: C takes them at once, after B's exact mark.
+        long lastOfB = b.genId();
+        b.close();
+        for (long id = 4; id <= 7; id++) {
+            assertThat(rowValue(id, "lease_expiry")).isEqualTo(clockB.now().toEpochMilli());
+        }
+        DbMachineIdProvider providerC = provider(pooled(1), "node-c", clockB);
+        EmbeddedIdService c = blockService(providerC, clockB, 4);
+        assertThat(c.machineIdBlock()).hasToString("4-7");
+        clockB.advance(Duration.ofMillis(1));
+        assertThat(c.genId()).isGreaterThan(lastOfB);
+    }
+
+    @Test
+    void oneRowOfABlockTakenOverEndsTheLeaseOnTheWholeBlock() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        TestDataSource dataSourceA = pooled(2);
+        DbMachineIdProvider providerA = provider(dataSourceA, "node-a", clockA);
+        EmbeddedIdService a = blockService(providerA, clockA, 2);
+        assertThat(a.machineIdBlock()).hasToString("0-1");
+        a.genId();
+
+        // A is cut off; once its lease has ended, a node with single IDs takes machine ID 1 alone.
+        dataSourceA.down(true);
+        ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(61));
+        DbMachineIdProvider providerB = provider(pooled(1), "node-b", clockB);
+        assertThat(providerB.acquire(new MachineIdRange(1, 1))).isEqualTo(1);
+        assertThat(providerB.notBefore()).hasValue(T0.plusSeconds(60).toEpochMilli());
+
+        dataSourceA.down(false);
+        assertThat(providerA.heartbeat()).isFalse();
+        assertThat(providerA.lease().lostReason()).contains("the row of machine ID 1 of its block 0-1")
+                .contains("taken over by owner 'node-b'");
+        assertThatThrownBy(a::genId).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageContaining("Machine IDs 0-1 are not held by this node");
+        assertThat(providerB.heartbeat()).isTrue();
+    }
+
+    @Test
+    void aFullRangeOfBlocksIsRefusedWithTheFigures() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        TestDataSource dataSource = pooled(2);
+        MachineIdRange range = new MachineIdRange(0, 9);
+        provider(dataSource, "node-a", clock).acquire(range, 4);
+        provider(dataSource, "node-b", clock).acquire(new MachineIdRange(5, 5));
+
+        assertThatThrownBy(() -> provider(dataSource, "node-c", clock).acquire(range, 4))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessage("No block of 4 machine IDs is free in range 0-9 of table " + table + ": the range holds 2 blocks"
+                        + " of 4 (so 2 nodes with this block size), and each has a live lease on at least one of its IDs (5"
+                        + " live rows; the first lease ends at 2026-06-01T12:01:00Z). Stop a node, widen the range, lower the"
+                        + " block size, or wait for a lease to end.");
+        // The IDs past the last whole block still serve single IDs.
+        assertThat(provider(dataSource, "node-d", clock).acquire(range)).isEqualTo(4);
+    }
+
+    EmbeddedIdService blockService(DbMachineIdProvider provider, TimeSource clock, int blockSize) {
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdRange(0, 923)
+                .machineIdProvider(provider).machineIdBlockSize(blockSize).timeSource(clock).build();
+        toClose.add(service);
+        return service;
+    }
+
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
