@@ -25,12 +25,14 @@ public final class MachineIdCacheFile {
      * @param owner     who holds the ID
      * @param namespace the ID space the ID belongs to
      * @param path      where the coordinator records the ID, to confirm it with
-     * @param machineId the ID
+     * @param machineId the ID; with a block, its first
+     * @param blockSize how many consecutive machine IDs the holder issues under: 1 for a single ID
      * @param time      the holder's clock at its last successful renewal, Unix milliseconds
      * @param until     the lease end: the holder issues only before it, Unix milliseconds
      * @param closed    whether the holder closed cleanly, {@code until} then being a millisecond after its last ID
      */
-    public record Entry(String owner, String namespace, String path, long machineId, long time, long until, boolean closed) {
+    public record Entry(String owner, String namespace, String path, long machineId, int blockSize, long time, long until,
+            boolean closed) {
     }
 
     private final Path file;
@@ -51,7 +53,8 @@ public final class MachineIdCacheFile {
     public void write(Entry entry) throws IOException {
         String text = "# Vesta's machine ID for this node, used when its coordinator is unreachable at start-up\n"
                 + "owner=" + escape(entry.owner()) + "\nnamespace=" + escape(entry.namespace()) + "\npath=" + escape(entry.path())
-                + "\nmachineId=" + entry.machineId() + "\ntime=" + entry.time() + "\nuntil=" + entry.until()
+                + "\nmachineId=" + entry.machineId() + "\nblockSize=" + entry.blockSize() + "\ntime=" + entry.time()
+                + "\nuntil=" + entry.until()
                 + "\nclosed=" + entry.closed() + "\n";
         AtomicFile.write(file, text.getBytes(StandardCharsets.UTF_8));
     }

@@ -20,13 +20,14 @@ class MachineIdCacheFileTest {
     void aRecordIsReadBackFieldForFieldEvenWithSeparatorsInTheOwner() throws Exception {
         MachineIdCacheFile cache = new MachineIdCacheFile(dir.resolve("vesta/default/node.machine-id"));
         cache.write(new MachineIdCacheFile.Entry("host@10.0.0.1:8080=a\\b", "default",
-                "/vesta/default/forever/host@10.0.0.1:8080-0000000003", 3, 1_780_000_000_000L, 1_780_000_030_000L, false));
+                "/vesta/default/forever/host@10.0.0.1:8080-0000000003", 3, 8, 1_780_000_000_000L, 1_780_000_030_000L, false));
 
         Properties fields = cache.read();
         assertThat(fields.getProperty("owner")).isEqualTo("host@10.0.0.1:8080=a\\b");
         assertThat(fields.getProperty("namespace")).isEqualTo("default");
         assertThat(fields.getProperty("path")).isEqualTo("/vesta/default/forever/host@10.0.0.1:8080-0000000003");
         assertThat(fields.getProperty("machineId")).isEqualTo("3");
+        assertThat(fields.getProperty("blockSize")).isEqualTo("8");
         assertThat(fields.getProperty("time")).isEqualTo("1780000000000");
         assertThat(fields.getProperty("until")).isEqualTo("1780000030000");
         assertThat(fields.getProperty("closed")).isEqualTo("false");
@@ -36,8 +37,8 @@ class MachineIdCacheFileTest {
     @Test
     void aNewRecordReplacesTheOldOneWhole() throws Exception {
         MachineIdCacheFile cache = new MachineIdCacheFile(dir.resolve("node.machine-id"));
-        cache.write(new MachineIdCacheFile.Entry("a", "n", "/p", 1, 10, 20, false));
-        cache.write(new MachineIdCacheFile.Entry("a", "n", "/p", 1, 30, 31, true));
+        cache.write(new MachineIdCacheFile.Entry("a", "n", "/p", 1, 1, 10, 20, false));
+        cache.write(new MachineIdCacheFile.Entry("a", "n", "/p", 1, 1, 30, 31, true));
 
         Properties fields = cache.read();
         assertThat(fields.getProperty("time")).isEqualTo("30");

@@ -137,6 +137,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     /** Set by acquire before the lifecycle publishes it, read under this object's monitor. */
     private volatile long machineId = -1;
+    /** How many machine IDs from {@code machineId} this node holds; set by acquire. */
+    private volatile int blockSize = 1;
     private volatile String nodePath;
     private volatile boolean fromCache;
     private volatile String takenFrom;
@@ -184,7 +186,18 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     }
 
     @Override
-    public synchronized long acquire(MachineIdRange range) {
+    public long acquire(MachineIdRange range) {
+        return acquire(range, 1);
+    }
+
+    /**
+     * Registers like {@link #acquire(MachineIdRange)}, with a block of {@code blockSize} machine IDs per node: sequence
+     * {@code n} holds the range's aligned block {@code n}. A namespace records its block size beside its range start,
+     * and a node with another block size is refused there, since the two would map sequences to overlapping IDs.
+     */
+    @Override
+    public synchronized long acquire(MachineIdRange range, int blockSize) {
+        MachineIdRange.requireBlockSize("blockSize", blockSize);
         if (lifecycle.isClosed()) {
             throw new IllegalStateException("This ZooKeeperMachineIdProvider was closed; build a new one");
         }
@@ -192,6 +205,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             throw new IllegalStateException("This ZooKeeperMachineIdProvider already holds machine ID " + machineId
                     + "; build a new one for another generator");
         }
+        this.blockSize = blockSize;
         if (client.getState() == CuratorFrameworkState.LATENT) {
             client.start();
         }
@@ -264,7 +278,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                             + " issued before could repeat. Fix the clock, or start once it has passed that time.");
                 }
                 checkAgainstOthers(now, serverNow, others);
-                range.check("the machine ID recorded in " + own.path, own.machineId);
+                range.checkBlock("the machine ID recorded in " + own.path, own.machineId, blockSize);
                 try {
                     long until = now + leaseMillis;
                     // Versioned: a report of the previous run between our read and this write moves the version,
@@ -284,8 +298,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             String path = client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(foreverPath + "/" + owner + "-", encode(-1, now, now, false));
             long sequence = Long.parseLong(path.substring(path.length() - 10));
-            if (sequence < range.size()) {
-                long id = range.min() + sequence;
+            if (sequence < range.blocks(blockSize)) {
+                long id = range.blockStart(sequence, blockSize);
                 long until = now + leaseMillis;
                 Stat stat = client.setData().withVersion(0).forPath(path, encode(id, now, until, false));
                 return new Registration(path, stat.getVersion(), id, now, until, null, null, false);
@@ -297,8 +311,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             }
             long held = nodes.stream().filter(n -> n.machineId >= 0 && range.contains(n.machineId)).count();
             long oldest = nodes.stream().filter(n -> n.machineId >= 0).mapToLong(n -> serverNow - n.mtime).max().orElse(0);
-            throw new MachineIdUnavailableException("No machine ID is free in range " + range + " under " + foreverPath
-                    + " at " + where() + ": the node sequence has passed the end of the range, " + held + " nodes hold IDs"
+            throw new MachineIdUnavailableException("No " + (blockSize == 1 ? "machine ID" : "block of " + blockSize
+                    + " machine IDs") + " is free in range " + range + " under " + foreverPath + " at " + where() + ": the"
+                    + " node sequence has passed the end of the range" + (blockSize == 1 ? "" : " (" + range.blocks(blockSize)
+                    + " blocks of " + blockSize + ")") + ", " + held + " nodes hold " + (blockSize == 1 ? "IDs" : "blocks")
                     + " in it, and none has gone without a report for reclaimAfter (" + reclaimAfterMillis + "ms; the"
                     + " longest silence is " + oldest + "ms). Widen the range, use a new namespace, or lower reclaimAfter.");
         }
@@ -386,7 +402,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
      * with different starts in one namespace could map two sequences to one ID.
      */
     private void ensureNamespace(MachineIdRange range) throws Exception {
-        byte[] mine = ("rangeStart=" + range.min() + "\n").getBytes(StandardCharsets.UTF_8);
+        // A namespace of single IDs records only the range start, as before blocks existed, so that it stays readable
+        // by, and compatible with, nodes of those versions.
+        byte[] mine = ("rangeStart=" + range.min() + "\n" + (blockSize == 1 ? "" : "blockSize=" + blockSize + "\n"))
+                .getBytes(StandardCharsets.UTF_8);
         try {
             client.create().creatingParentsIfNeeded().forPath(namespacePath, mine);
         } catch (KeeperException.NodeExistsException e) {
@@ -394,9 +413,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             if (recorded.length == 0) {
                 client.setData().withVersion(0).forPath(namespacePath, mine);
             } else if (!Arrays.equals(recorded, mine)) {
-                throw new IllegalArgumentException("namespace '" + namespace + "' assigns machine IDs from "
-                        + new String(recorded, StandardCharsets.UTF_8).strip() + " (recorded in " + namespacePath
-                        + "), but this node's range is " + range + "; give each range a namespace of its own");
+                throw new IllegalArgumentException("namespace '" + namespace + "' assigns machine IDs as "
+                        + new String(recorded, StandardCharsets.UTF_8).strip().replace('\n', ' ') + " (recorded in "
+                        + namespacePath + "), but this node's range is " + range + " with block size " + blockSize
+                        + "; give each range and block size a namespace of its own");
             }
         }
         try {
@@ -425,7 +445,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             long sequence = Long.parseLong(child.substring(dash + 1));
             long recorded = Long.parseLong(fields.getProperty("machineId", "-1"));
             // A node created a moment ago has no ID written yet; its sequence says which it is getting.
-            long id = recorded >= 0 ? recorded : sequence < range.size() ? range.min() + sequence : -1;
+            long id = recorded >= 0 ? recorded : sequence < range.blocks(blockSize) ? range.blockStart(sequence, blockSize) : -1;
             nodes.add(new Node(path, child.substring(0, dash), sequence, id, Long.parseLong(fields.getProperty("time", "0")),
                     untilOf(fields),
                     Boolean.parseBoolean(fields.getProperty("closed")), stat.getVersion(), stat.getMtime()));
@@ -506,10 +526,13 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                     + "' in namespace '" + cached.getProperty("namespace") + "', not to '" + owner + "' in '" + namespace + "'");
         }
         long id;
+        int cachedBlockSize;
         long time;
         long cachedUntil;
         try {
             id = Long.parseLong(cached.getProperty("machineId"));
+            // A record of a version before blocks has no block size: it held a single ID.
+            cachedBlockSize = Integer.parseInt(cached.getProperty("blockSize", "1"));
             time = Long.parseLong(cached.getProperty("time"));
             cachedUntil = untilOf(cached);
         } catch (NumberFormatException e) {
@@ -520,7 +543,13 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and "
                     + cacheFile + " does not name the node to confirm the ID with: " + cached);
         }
-        range.check("the machine ID cached in " + cacheFile, id);
+        if (cachedBlockSize != blockSize) {
+            throw new MachineIdUnavailableException("Cannot reach ZooKeeper at " + where() + " (" + why + "), and the"
+                    + " machine ID " + id + " cached in " + cacheFile + " starts a block of " + cachedBlockSize + ", not of "
+                    + blockSize + " (the block size now configured): a block of another size could overlap other nodes'."
+                    + " Start with the block size of the cached run, or once ZooKeeper is reachable.");
+        }
+        range.checkBlock("the machine ID cached in " + cacheFile, id, blockSize);
         long now = timeSource.currentTimeMillis();
         if (now < time) {
             throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
@@ -651,7 +680,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
 
     private void writeCache(boolean wasClosed) {
         try {
-            cache.write(new MachineIdCacheFile.Entry(owner, namespace, nodePath, machineId, lastReported, lastUntil, wasClosed));
+            cache.write(new MachineIdCacheFile.Entry(owner, namespace, nodePath, machineId, blockSize, lastReported, lastUntil,
+                    wasClosed));
         } catch (IOException e) {
             LOG.log(Level.WARNING, "Cannot cache the machine ID in " + cache.file() + ": " + e);
         }

@@ -495,8 +495,111 @@ class ZooKeeperMachineIdProviderTest {
 
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> provider("10.0.0.2:8080", TimeSource.system()).acquire(MachineIdRange.SERVER))
-                .withMessage("namespace '" + namespace + "' assigns machine IDs from rangeStart=0 (recorded in /vesta/"
-                        + namespace + "), but this node's range is 924-1023; give each range a namespace of its own");
+                .withMessage("namespace '" + namespace + "' assigns machine IDs as rangeStart=0 (recorded in /vesta/"
+                        + namespace + "), but this node's range is 924-1023 with block size 1; give each range and block size"
+                        + " a namespace of its own");
+    }
+
+    @Test
+    void aNamespaceKeepsTheBlockSizeItWasFirstUsedWith() {
+        provider("10.0.0.1:8080", TimeSource.system()).acquire(MachineIdRange.EMBEDDED, 8);
+
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> provider("10.0.0.2:8080", TimeSource.system()).acquire(MachineIdRange.EMBEDDED))
+                .withMessage("namespace '" + namespace + "' assigns machine IDs as rangeStart=0 blockSize=8 (recorded in"
+                        + " /vesta/" + namespace + "), but this node's range is 0-923 with block size 1; give each range and"
+                        + " block size a namespace of its own");
+    }
+
+    /**
+     * Two hundred nodes with blocks of 4 race for the 100 blocks of 400 machine IDs on one Curator client: the first
+     * hundred node sequences get one aligned block each, whole, and every other node is refused and holds nothing.
+     */
+    @Test
+    void twoHundredBlockAcquirersRacingGetTheRangesBlocksOnceEach() throws Exception {
+        int acquirers = 200;
+        MachineIdRange range = new MachineIdRange(0, 399);
+        org.apache.curator.framework.CuratorFramework client = org.apache.curator.framework.CuratorFrameworkFactory
+                .newClient(server.getConnectString(), new org.apache.curator.retry.RetryNTimes(3, 100));
+        client.start();
+        try {
+            List<ZooKeeperMachineIdProvider> providers = new ArrayList<>();
+            for (int i = 0; i < acquirers; i++) {
+                ZooKeeperMachineIdProvider provider = ZooKeeperMachineIdProvider.builder(client).namespace(namespace)
+                        .owner("10.0." + i / 100 + "." + i % 100 + ":8080").reportInterval(Duration.ofMillis(500))
+                        .cacheFile(dir.resolve("node-" + i + ".machine-id")).build();
+                providers.add(provider);
+            }
+            CountDownLatch start = new CountDownLatch(1);
+            ExecutorService threads = Executors.newFixedThreadPool(16);
+            List<Future<Long>> firsts = new ArrayList<>();
+            try {
+                for (ZooKeeperMachineIdProvider provider : providers) {
+                    firsts.add(threads.submit(() -> {
+                        start.await();
+                        try {
+                            return provider.acquire(range, 4);
+                        } catch (MachineIdUnavailableException e) {
+                            assertThat(e).hasMessageStartingWith("No block of 4 machine IDs is free in range 0-399");
+                            return -1L;
+                        }
+                    }));
+                }
+                start.countDown();
+                Set<Long> blocks = new HashSet<>();
+                int refused = 0;
+                for (Future<Long> first : firsts) {
+                    long id = first.get(120, TimeUnit.SECONDS);
+                    if (id < 0) {
+                        refused++;
+                    } else {
+                        assertThat(blocks.add(id)).as("block from %d handed out once", id).isTrue();
+                    }
+                }
+                assertThat(blocks).containsExactlyInAnyOrderElementsOf(
+                        LongStream.range(0, 100).map(i -> i * 4).boxed().toList());
+                assertThat(refused).isEqualTo(100);
+            } finally {
+                threads.shutdownNow();
+                for (ZooKeeperMachineIdProvider provider : providers) {
+                    provider.close();
+                }
+            }
+        } finally {
+            client.close();
+        }
+    }
+
+    @Test
+    void aRestartGetsItsBlockBackAndTheCacheRefusesAnotherBlockSize() throws Exception {
+        try (TestingServer own = new TestingServer(loopback(), true)) {
+            provider(own.getConnectString(), "10.0.0.9:8080").acquire(MachineIdRange.SERVER, 8);
+            ZooKeeperMachineIdProvider first = provider(own.getConnectString(), "10.0.0.1:8080");
+            EmbeddedIdService a = EmbeddedIdService.builder().genMethod(io.vesta.GenMethod.REST).machineIdProvider(first)
+                    .machineIdBlockSize(8).build();
+            assertThat(a.machineIdBlock()).hasToString("932-939");
+            long last = a.genIds(20_000)[19_999];
+            a.close();
+
+            ZooKeeperMachineIdProvider restarted = provider(own.getConnectString(), "10.0.0.1:8080");
+            EmbeddedIdService again = EmbeddedIdService.builder().genMethod(io.vesta.GenMethod.REST)
+                    .machineIdProvider(restarted).machineIdBlockSize(8).build();
+            toClose.add(again);
+            assertThat(again.machineIdBlock()).hasToString("932-939");
+            assertThat(again.genId()).isGreaterThan(last);
+            again.close();
+            own.stop();
+
+            // ZooKeeper down: the cache holds a block of 8, which a node now configured for blocks of 4 must not use.
+            ZooKeeperMachineIdProvider smaller = provider(own.getConnectString(), "10.0.0.1:8080");
+            assertThatThrownBy(() -> smaller.acquire(MachineIdRange.SERVER, 4))
+                    .isInstanceOf(MachineIdUnavailableException.class)
+                    .hasMessageContaining("the machine ID 932 cached in " + dir.resolve("10.0.0.1:8080.machine-id")
+                            + " starts a block of 8, not of 4");
+            ZooKeeperMachineIdProvider same = provider(own.getConnectString(), "10.0.0.1:8080");
+            assertThat(same.acquire(MachineIdRange.SERVER, 8)).isEqualTo(932);
+            closeAll();
+        }
     }
 
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
