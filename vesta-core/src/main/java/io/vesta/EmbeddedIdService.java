@@ -36,7 +36,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     /** The version of IDs when none is set: 0, normal; 1 marks the extension/migration window. */
     public static final long DEFAULT_VERSION = 0;
     /** How the unit/seq state is guarded when no strategy is set: lock-free compare-and-set. */
-    public static final SequencerStrategy DEFAULT_SEQUENCER = SequencerStrategy.LOCK;
+    public static final SequencerStrategy DEFAULT_SEQUENCER = SequencerStrategy.CAS;
     /** How many consecutive machine IDs a node holds when no block size is set: one. */
     public static final int DEFAULT_MACHINE_ID_BLOCK_SIZE = 1;
     /** The default wait for a step back of the clock with {@link IdType#MIN_GRANULARITY}. */

@@ -24,7 +24,7 @@ public final class RealClockProbe {
 
     public static void main(String[] args) {
         IdType type = args.length > 0 ? IdType.valueOf(args[0]) : IdType.MIN_GRANULARITY;
-        SequencerStrategy sequencer = args.length > 1 ? SequencerStrategy.valueOf(args[1]) : SequencerStrategy.LOCK;
+        SequencerStrategy sequencer = args.length > 1 ? SequencerStrategy.valueOf(args[1]) : EmbeddedIdService.DEFAULT_SEQUENCER;
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         IdLayout layout = IdLayout.of(type);
         EmbeddedIdService service = EmbeddedIdService.builder().type(type).machineId(5).sequencer(sequencer).build();

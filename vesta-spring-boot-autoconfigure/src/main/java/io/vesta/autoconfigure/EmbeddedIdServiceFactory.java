@@ -42,6 +42,7 @@ public final class EmbeddedIdServiceFactory {
                 .timeSource(timeSource)
                 .machineIdRange(range.getMin(), range.getMax())
                 .machineIdProvider(provider)
+                .machineIdBlockSize(properties.getMachineId().getBlockSize())
                 .maxBackwardWait(properties.getClock().getMaxBackwardWait());
         VestaProperties.TimeStore timeStore = properties.getTimeStore();
         if (timestampStore != null) {

@@ -137,6 +137,14 @@ public class VestaProperties {
         /** IP addresses of every node, in the same order on every node; a node's machine ID is its address's position plus the range start. */
         private List<String> ipList = new ArrayList<>();
 
+        /**
+         * How many consecutive machine IDs each node holds and issues under: 1, 2, 4, 8, 16, 32 or 64. A node issues up to
+         * that many times one ID's ceiling (2^20 IDs per second), strictly increasing. Blocks are aligned from the range's
+         * start, so a range of n IDs holds n / block-size nodes (the server range of 100 IDs: 12 with blocks of 8); with
+         * the property strategy, vesta.machine-id.value must start one. Every node sharing a range should use the same size.
+         */
+        private int blockSize = EmbeddedIdService.DEFAULT_MACHINE_ID_BLOCK_SIZE;
+
         /** Machine IDs of embedded nodes (gen-method embedded). */
         private final Range embeddedRange = new Range(MachineIdRange.EMBEDDED);
 
@@ -173,6 +181,14 @@ public class VestaProperties {
 
         public List<String> getIpList() {
             return ipList;
+        }
+
+        public int getBlockSize() {
+            return blockSize;
+        }
+
+        public void setBlockSize(int blockSize) {
+            this.blockSize = blockSize;
         }
 
         public void setIpList(List<String> ipList) {

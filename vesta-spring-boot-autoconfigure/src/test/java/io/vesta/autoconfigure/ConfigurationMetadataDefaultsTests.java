@@ -44,6 +44,7 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.sequencer", EmbeddedIdService.DEFAULT_SEQUENCER);
         ENGINE_DEFAULTS.put("vesta.epoch", IdCodec.DEFAULT_EPOCH_TEXT);
         ENGINE_DEFAULTS.put("vesta.time-store.persist-step", EmbeddedIdService.DEFAULT_PERSIST_STEP);
+        ENGINE_DEFAULTS.put("vesta.machine-id.block-size", EmbeddedIdService.DEFAULT_MACHINE_ID_BLOCK_SIZE);
         ENGINE_DEFAULTS.put("vesta.machine-id.embedded-range.min", MachineIdRange.EMBEDDED.min());
         ENGINE_DEFAULTS.put("vesta.machine-id.embedded-range.max", MachineIdRange.EMBEDDED.max());
         ENGINE_DEFAULTS.put("vesta.machine-id.server-range.min", MachineIdRange.SERVER.min());

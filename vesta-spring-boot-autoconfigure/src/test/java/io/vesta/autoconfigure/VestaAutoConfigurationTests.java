@@ -43,7 +43,8 @@ class VestaAutoConfigurationTests {
             assertThat(service.machineId()).isEqualTo(5);
             assertThat(service.machineIdSource()).isEqualTo("property");
             assertThat(service.genMethod()).isEqualTo(GenMethod.EMBEDDED);
-            assertThat(service.sequencerStrategy()).isEqualTo(SequencerStrategy.LOCK);
+            assertThat(service.sequencerStrategy()).isEqualTo(SequencerStrategy.CAS);
+            assertThat(service.machineIdBlock().size()).isEqualTo(1);
             assertThat(service.epoch()).isEqualTo(IdCodec.DEFAULT_EPOCH);
             assertThat(service.maxBackwardWait()).isEqualTo(Duration.ofSeconds(1));
             assertThat(service.expId(service.genId()).machine()).isEqualTo(5);
@@ -52,12 +53,12 @@ class VestaAutoConfigurationTests {
 
     @Test
     void everyPropertyReachesTheEngine() {
-        runner.withPropertyValues("vesta.type=min-granularity", "vesta.sequencer=cas", "vesta.gen-method=rest",
+        runner.withPropertyValues("vesta.type=min-granularity", "vesta.sequencer=synchronized", "vesta.gen-method=rest",
                 "vesta.machine-id.value=1000", "vesta.version=1", "vesta.epoch=2020-01-01T08:00:00+08:00",
                 "vesta.clock.max-backward-wait=20ms").run(context -> {
                     EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
                     assertThat(service.type()).isEqualTo(IdType.MIN_GRANULARITY);
-                    assertThat(service.sequencerStrategy()).isEqualTo(SequencerStrategy.CAS);
+                    assertThat(service.sequencerStrategy()).isEqualTo(SequencerStrategy.SYNCHRONIZED);
                     assertThat(service.epoch()).isEqualTo(Instant.parse("2020-01-01T00:00:00Z"));
                     assertThat(service.maxBackwardWait()).isEqualTo(Duration.ofMillis(20));
                     long id = service.genId();
@@ -65,6 +66,34 @@ class VestaAutoConfigurationTests {
                     assertThat(service.expId(id)).extracting(Id::machine, Id::genMethod, Id::type, Id::version)
                             .containsExactly(1000L, 2L, 1L, 1L);
                 });
+    }
+
+    @Test
+    void aBlockOfMachineIdsIsIssuedUnderWithEveryStrategyThatFixesIt() {
+        runner.withPropertyValues("vesta.machine-id.value=932", "vesta.gen-method=rest", "vesta.machine-id.block-size=8")
+                .run(context -> {
+                    EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                    assertThat(service.machineIdBlock()).hasToString("932-939");
+                    assertThat(java.util.Arrays.stream(service.genIds(16)).map(id -> service.expId(id).machine()).distinct()
+                            .sorted().toArray()).containsExactly(932, 933, 934, 935, 936, 937, 938, 939);
+                });
+        runner.withPropertyValues("vesta.machine-id.strategy=ip-list", "vesta.machine-id.ip-list=192.0.2.1,"
+                + ThisHost.routableAddress(), "vesta.machine-id.block-size=4")
+                .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdBlock()).hasToString("4-7"));
+    }
+
+    @Test
+    void aFirstMachineIdThatStartsNoBlockFailsStartUpNamingBothProperties() {
+        runner.withPropertyValues("vesta.machine-id.value=930", "vesta.gen-method=rest", "vesta.machine-id.block-size=8")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessage("vesta.machine-id.value=930 does not start a block of 8 aligned from 924 inside the"
+                                + " machine-ID range of gen-method rest; allowed: the first machine ID of one of the 12 blocks"
+                                + " of 8 aligned from 924 in [924, 1023]: 924, 932, ..., 1012"
+                                + " (vesta.machine-id.server-range, vesta.machine-id.block-size 8, for gen-method rest)"));
+        runner.withPropertyValues("vesta.machine-id.value=0", "vesta.machine-id.block-size=6")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessage("vesta.machine-id.block-size=6 is not a power of two in [1, 64]; allowed: 1, 2, 4, 8,"
+                                + " 16, 32 or 64"));
     }
 
     @Test

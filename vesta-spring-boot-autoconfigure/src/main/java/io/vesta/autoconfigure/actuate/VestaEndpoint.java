@@ -4,6 +4,7 @@ import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.autoconfigure.VestaProperties;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.segment.SegmentIdService;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -42,6 +43,15 @@ public class VestaEndpoint {
         this.segmentIdService = segmentIdService;
     }
 
+    /** A block of machine IDs as the endpoint and the health indicator show it: first, last and size. */
+    static Map<String, Object> block(MachineIdBlock block) {
+        Map<String, Object> shown = new LinkedHashMap<>();
+        shown.put("first", block.first());
+        shown.put("last", block.last());
+        shown.put("size", block.size());
+        return shown;
+    }
+
     @ReadOperation
     public Map<String, Object> identity() {
         Map<String, Object> identity = new LinkedHashMap<>();
@@ -49,6 +59,7 @@ public class VestaEndpoint {
         if (idService instanceof EmbeddedIdService embedded) {
             identity.put("type", embedded.type());
             identity.put("machineId", embedded.machineId());
+            identity.put("machineIdBlock", block(embedded.machineIdBlock()));
             identity.put("machineIdSource", embedded.machineIdSource());
             identity.put("genMethod", embedded.genMethod());
             identity.put("version", embedded.version());

@@ -23,12 +23,13 @@ public class VestaHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("machineId", idService.machineId())
+                .withDetail("machineIdBlock", VestaEndpoint.block(idService.machineIdBlock()))
                 .withDetail("machineIdSource", idService.machineIdSource())
                 .withDetail("type", idService.type());
         long now = timeSource.currentTimeMillis();
         MachineIdLease lease = idService.machineIdLease();
         if (!lease.isHeldAt(now)) {
-            builder.down().withDetail("reason", lease.notHeld(idService.machineId(), now).getMessage());
+            builder.down().withDetail("reason", lease.notHeld(idService.machineIdBlock(), now).getMessage());
             return;
         }
         if (lease.heldUntil() != Long.MAX_VALUE) {

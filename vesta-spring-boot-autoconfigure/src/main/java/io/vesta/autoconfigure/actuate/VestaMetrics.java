@@ -31,7 +31,8 @@ public class VestaMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Tags tags = Tags.of("machine", Long.toString(idService.machineId()), "type", propertyValue(idService.type()),
+        // A block is tagged as its range ("924-931"), so the series of a single machine ID keep their tag ("924").
+        Tags tags = Tags.of("machine", idService.machineIdBlock().toString(), "type", propertyValue(idService.type()),
                 "gen.method", propertyValue(idService.genMethod()));
         // No base unit: "IDs" is what the name counts, and Prometheus would append it (vesta_ids_issued_ids_total).
         FunctionCounter.builder("vesta.ids.issued", idService, EmbeddedIdService::idsIssued)

@@ -71,6 +71,23 @@ class VestaActuatorAutoConfigurationTests {
     }
 
     @Test
+    void endpointHealthAndMetersShowTheBlockOfMachineIds() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta", "vesta.machine-id.value=16",
+                "vesta.machine-id.block-size=8").run(context -> {
+                    long[] ids = context.getBean(IdService.class).genIds(20);
+                    assertThat(context.getBean(IdService.class).expId(ids[9]).machine()).isEqualTo(17);
+                    Map<String, Object> block = Map.of("first", 16L, "last", 23L, "size", 8);
+                    assertThat(context.getBean(VestaEndpoint.class).identity()).containsEntry("machineId", 16L)
+                            .containsEntry("machineIdBlock", block);
+                    Health health = context.getBean("vestaHealthIndicator", HealthIndicator.class).health();
+                    assertThat(health.getDetails()).containsEntry("machineIdBlock", block);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get("vesta.ids.issued").tag("machine", "16-23").functionCounter().count())
+                            .isEqualTo(20);
+                });
+    }
+
+    @Test
     void endpointDecodesAnIdIntoItsFieldsAndTime() {
         runner.withPropertyValues("management.endpoints.web.exposure.include=vesta").run(context -> {
             long id = context.getBean(IdService.class).genId();
