@@ -2,6 +2,7 @@ package io.vesta.client;
 
 import io.vesta.client.ServersUnavailableException.ServerFailure;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -18,7 +19,8 @@ import java.util.function.LongSupplier;
  * The IDs in memory: the batch in use and the next one, fetched by one background thread in rounds of a
  * {@link ServerRotation}. As in Leaf's double buffer, the next batch is fetched while the current one is still in
  * use: once the refill threshold of it is used, a round starts. Taking an ID is then an index increment on an
- * array; a caller waits only when both batches are used up before a server has answered.
+ * array; a caller waits only when both batches are used up before a server has answered. How many IDs a round asks
+ * for follows how fast batches are used up ({@link BatchSizer}).
  *
  * <p>When a round gets nothing, the failures are kept: a caller who would wait takes from the fallback if there is
  * one, else fails with them (at once while every server is backing off), and a round starts again when the first
@@ -26,10 +28,18 @@ import java.util.function.LongSupplier;
  */
 final class PrefetchBuffer implements AutoCloseable {
 
-    /** Taking the ID at this index of a batch starts the round that fetches the next batch. */
-    private final int refillIndex;
+    /** Asks one server for a batch of the given size. */
+    @FunctionalInterface
+    interface BatchFetch {
+        long[] fetch(IdServer server, int count) throws IOException, InterruptedException;
+    }
+
+    /** The share of a batch used when the round that fetches the next batch starts. */
+    private final double refillThreshold;
+    private final BatchSizer sizer;
+    private final LongSupplier ticker;
     private final ServerRotation rotation;
-    private final ServerRotation.Fetch fetch;
+    private final BatchFetch fetch;
     private final Duration timeout;
     private final LongSupplier fallback;
     private final long maxWaitNanos;
@@ -51,22 +61,25 @@ final class PrefetchBuffer implements AutoCloseable {
 
     /**
      * Starts the round that fetches the first batch.
-     * @param prefetch the number of IDs {@code fetch} asks for
+     * @param sizer how many IDs each round asks for
      * @param refillThreshold the share of a batch used when the next is fetched, 0 to 1
-     * @param fetch asks one server for {@code prefetch} IDs, on the buffer's own thread
+     * @param fetch asks one server for a batch, on the buffer's own thread
      * @param timeout the longest one server may take, which bounds a caller's wait for a round
      * @param fallback where an ID comes from while no server answers, or null to fail instead
+     * @param ticker the monotonic clock, in nanoseconds, that times how long a batch lasts
      */
-    PrefetchBuffer(int prefetch, double refillThreshold, ServerRotation rotation, ServerRotation.Fetch fetch,
-            Duration timeout, LongSupplier fallback) {
-        this.refillIndex = (int) Math.min(prefetch - 1, Math.round(prefetch * refillThreshold));
+    PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
+            LongSupplier fallback, LongSupplier ticker) {
+        this.sizer = sizer;
+        this.refillThreshold = refillThreshold;
+        this.ticker = ticker;
         this.rotation = rotation;
         // A round that outlives close() asks no further server.
-        this.fetch = server -> {
+        this.fetch = (server, count) -> {
             if (closed) {
                 throw new InterruptedException("closed");
             }
-            return fetch.from(server);
+            return fetch.fetch(server, count);
         };
         this.timeout = timeout;
         this.fallback = fallback;
@@ -95,7 +108,7 @@ final class PrefetchBuffer implements AutoCloseable {
             Batch batch = current;
             int index = batch.take();
             if (index >= 0) {
-                if (index == refillIndex) {
+                if (index == batch.refillIndex) {
                     refillInBackground();
                 }
                 return batch.ids[index];
@@ -116,10 +129,20 @@ final class PrefetchBuffer implements AutoCloseable {
         if (start < 0) {
             return null;
         }
-        if (start <= refillIndex && refillIndex < start + count) {
+        if (start <= batch.refillIndex && batch.refillIndex < start + count) {
             refillInBackground();
         }
         return Arrays.copyOfRange(batch.ids, start, start + count);
+    }
+
+    /** How many IDs the next round asks for. */
+    int batchSize() {
+        lock.lock();
+        try {
+            return sizer.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** How many batches rounds have delivered. */
@@ -182,8 +205,8 @@ final class PrefetchBuffer implements AutoCloseable {
                     return false;
                 }
                 if (next != null) {
-                    current = next;
-                    next = null;
+                    // Starved when this caller waited for the next batch to arrive.
+                    use(next, exhausted, roundsEnded != seenRounds);
                     return false;
                 }
                 long now = System.nanoTime();
@@ -226,6 +249,22 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
+    /** Makes {@code batch} the one in use, after {@code exhausted}; call with the lock held. */
+    private void use(Batch batch, Batch exhausted, boolean starved) {
+        long now = ticker.getAsLong();
+        if (exhausted != Batch.EMPTY) {
+            sizer.usedUp(now - exhausted.inUseSinceNanos, starved);
+        }
+        batch.inUseSinceNanos = now;
+        current = batch;
+        next = null;
+        if (starved && !closed && !fetching && failure == null) {
+            // Callers are ahead of the fetches: ask for the next batch now rather than at this one's refill index, so
+            // the server's generator idles only while a batch travels.
+            startRound();
+        }
+    }
+
     private void refillInBackground() {
         lock.lock();
         try {
@@ -254,17 +293,18 @@ final class PrefetchBuffer implements AutoCloseable {
             return;
         }
         fetching = true;
+        int size = sizer.size();
         try {
-            refiller.execute(this::runRound);
+            refiller.execute(() -> runRound(size));
         } catch (RejectedExecutionException e) {
             fetching = false;
         }
     }
 
-    private void runRound() {
+    private void runRound(int size) {
         ServerRotation.Round round = null;
         try {
-            round = rotation.run(fetch);
+            round = rotation.run(server -> fetch.fetch(server, size));
         } finally {
             // Whatever happened, the round must end here, or no round would ever start again and every caller
             // would wait out its timeout with the fallback unused.
@@ -279,7 +319,7 @@ final class PrefetchBuffer implements AutoCloseable {
             roundsEnded++;
             if (round != null && round.ids() != null) {
                 batchesFetched.increment();
-                next = new Batch(round.ids());
+                next = new Batch(round.ids(), refillThreshold);
                 failure = null;
             } else if (!closed) {
                 failure = round != null ? round.failures() : List.of();
@@ -300,13 +340,18 @@ final class PrefetchBuffer implements AutoCloseable {
     /** IDs of one server's one reservation, handed out by index. */
     private static final class Batch {
 
-        static final Batch EMPTY = new Batch(new long[0]);
+        static final Batch EMPTY = new Batch(new long[0], 0);
 
         final long[] ids;
+        /** Taking the ID at this index starts the round that fetches the next batch; -1 for the empty batch. */
+        final int refillIndex;
+        /** When the batch became the one in use, by the buffer's ticker; written and read under the buffer's lock. */
+        long inUseSinceNanos;
         private final AtomicInteger taken = new AtomicInteger();
 
-        Batch(long[] ids) {
+        Batch(long[] ids, double refillThreshold) {
             this.ids = ids;
+            this.refillIndex = (int) Math.min(ids.length - 1, Math.round(ids.length * refillThreshold));
         }
 
         /** IDs not yet handed out; the counter may have overshot the end. */

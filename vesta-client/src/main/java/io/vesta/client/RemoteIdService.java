@@ -35,10 +35,14 @@ import java.util.regex.Pattern;
 /**
  * An {@link IdService} whose IDs come from central servers ({@link BatchProtocol}), genMethod 1.
  *
- * <p><b>Prefetch.</b> IDs arrive in batches of {@code prefetch}. As in Leaf's double buffer, the next batch is
- * fetched in the background while the current one is still in use: once {@code refillThreshold} of it is used
- * (by default 0.1, a tenth, as in Leaf), one background thread asks for the next. {@link #genId()} is then an index
- * increment on an array; it waits only when both batches are used up before a server has answered.
+ * <p><b>Prefetch.</b> IDs arrive in batches. As in Leaf's double buffer, the next batch is fetched in the background
+ * while the current one is still in use: once {@code refillThreshold} of it is used (by default 0.1, a tenth, as in
+ * Leaf), one background thread asks for the next. {@link #genId()} is then an index increment on an array; it waits
+ * only when both batches are used up before a server has answered. The batch size follows use, as Leaf's segment
+ * step does: it starts at {@code prefetch}; a batch used up within {@code batchLifetime} (1 s), or before the next one
+ * arrived, doubles the next request up to {@code maxPrefetch} (100,000), and one that lasted more than twice as long
+ * halves it back down to {@code prefetch}. A busy client so keeps its server's generator busy with no tuning, and a
+ * quiet one keeps few IDs in memory (and loses few when it stops).
  *
  * <p><b>Failover.</b> Each fetch is a round over the servers, starting one further along the list than the
  * previous round so that load spreads and a restarted server is back in the rotation at once. A server that
@@ -64,8 +68,12 @@ import java.util.regex.Pattern;
  */
 public final class RemoteIdService implements IdService, AutoCloseable {
 
-    /** IDs per batch unless {@link Builder#prefetch} says otherwise. */
+    /** The first and smallest batch unless {@link Builder#prefetch} says otherwise. */
     public static final int DEFAULT_PREFETCH = 1000;
+    /** The largest batch unless {@link Builder#maxPrefetch} says otherwise: the most one request may ask for. */
+    public static final int DEFAULT_MAX_PREFETCH = MAX_BATCH;
+    /** How long a batch should last unless {@link Builder#batchLifetime} says otherwise. */
+    public static final Duration DEFAULT_BATCH_LIFETIME = Duration.ofSeconds(1);
     /** The share of a batch used when the next is fetched, unless {@link Builder#refillThreshold} says otherwise. */
     public static final double DEFAULT_REFILL_THRESHOLD = 0.1;
     /** The longest one request to one server may take, unless {@link Builder#timeout} says otherwise. */
@@ -80,6 +88,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     private final IdCodec codec;
     private final MachineIdRange serverRange;
     private final int prefetch;
+    private final int maxPrefetch;
+    private final Duration batchLifetime;
     private final double refillThreshold;
     private final Duration timeout;
     private final IdService fallback;
@@ -96,6 +106,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.codec = new IdCodec(builder.epoch);
         this.serverRange = builder.serverRange;
         this.prefetch = builder.prefetch;
+        this.maxPrefetch = builder.maxPrefetch;
+        this.batchLifetime = builder.batchLifetime;
         this.refillThreshold = builder.refillThreshold;
         this.timeout = builder.timeout;
         this.fallback = builder.fallback;
@@ -103,8 +115,9 @@ public final class RemoteIdService implements IdService, AutoCloseable {
                 Map.copyOf(builder.headers), timeout);
         this.validator = new BatchValidator(type, codec, serverRange);
         this.rotation = new ServerRotation(servers, transport::describe);
-        this.buffer = new PrefetchBuffer(prefetch, refillThreshold, rotation, server -> fetch(server, prefetch, true),
-                timeout, fallback == null ? null : this::fallbackId);
+        this.buffer = new PrefetchBuffer(new BatchSizer(prefetch, maxPrefetch, batchLifetime), refillThreshold, rotation,
+                (server, count) -> fetch(server, count, true), timeout, fallback == null ? null : this::fallbackId,
+                System::nanoTime);
     }
 
     /** A builder with every setting at its default; the servers must be set. */
@@ -197,9 +210,24 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         return rotation.bases();
     }
 
-    /** IDs per batch. */
+    /** The first and smallest batch. */
     public int prefetch() {
         return prefetch;
+    }
+
+    /** The largest batch. */
+    public int maxPrefetch() {
+        return maxPrefetch;
+    }
+
+    /** How long a batch should last: the target the batch size adapts to. */
+    public Duration batchLifetime() {
+        return batchLifetime;
+    }
+
+    /** How many IDs the next background fetch asks for, between {@link #prefetch()} and {@link #maxPrefetch()}. */
+    public int batchSize() {
+        return buffer.batchSize();
     }
 
     /** The share of a batch used when the next is fetched. */
@@ -279,7 +307,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
 
     @Override
     public String toString() {
-        return "RemoteIdService[" + type + ", servers " + rotation + ", prefetch " + prefetch + ", timeout "
+        return "RemoteIdService[" + type + ", servers " + rotation + ", prefetch " + prefetch + "-" + maxPrefetch + ", timeout "
                 + timeout.toMillis() + " ms" + (fallback != null ? ", fallback " + fallback : "") + "]";
     }
 
@@ -316,6 +344,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private static final String SERVERS_ALLOWED = "a comma-separated list of the base URLs of the central servers,"
                 + " such as http://10.0.0.1:8080,http://10.0.0.2:8080";
         private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+        private static final Duration MIN_BATCH_LIFETIME = Duration.ofMillis(1);
+        private static final Duration MAX_BATCH_LIFETIME = Duration.ofHours(1);
         private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
         private static final Duration MIN_BACKOFF = Duration.ofMillis(1);
         private static final Duration MAX_BACKOFF = Duration.ofHours(1);
@@ -332,6 +362,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private long version = EmbeddedIdService.DEFAULT_VERSION;
         private MachineIdRange serverRange = MachineIdRange.SERVER;
         private int prefetch = DEFAULT_PREFETCH;
+        private int maxPrefetch = DEFAULT_MAX_PREFETCH;
+        private Duration batchLifetime = DEFAULT_BATCH_LIFETIME;
         private double refillThreshold = DEFAULT_REFILL_THRESHOLD;
         private Duration timeout = DEFAULT_TIMEOUT;
         private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
@@ -401,9 +433,27 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** IDs per batch, 1 to {@value IdService#MAX_BATCH}. */
+        /** The first batch, and the smallest the batch size shrinks back to: 1 to {@value IdService#MAX_BATCH}. */
         public Builder prefetch(int prefetch) {
             this.prefetch = prefetch;
+            return this;
+        }
+
+        /**
+         * The largest batch the size grows to: from {@link #prefetch(int)} to {@value IdService#MAX_BATCH}; equal to it
+         * for batches of one fixed size.
+         */
+        public Builder maxPrefetch(int maxPrefetch) {
+            this.maxPrefetch = maxPrefetch;
+            return this;
+        }
+
+        /**
+         * How long a batch should last, 1 ms to 1 h: a batch used up sooner doubles the next request, one that lasted
+         * more than twice as long halves it.
+         */
+        public Builder batchLifetime(Duration batchLifetime) {
+            this.batchLifetime = batchLifetime;
             return this;
         }
 
@@ -483,6 +533,12 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             InvalidSettingException.requireInRange(layoutSettingPrefix + "version", version, 0, IdLayout.MAX_VERSION);
             List<URI> uris = serverUris();
             InvalidSettingException.requireInRange(settingPrefix + "prefetch", prefetch, 1, MAX_BATCH);
+            if (maxPrefetch < prefetch || maxPrefetch > MAX_BATCH) {
+                throw new InvalidSettingException(settingPrefix + "max-prefetch", (long) maxPrefetch, "a value in [" + prefetch + ", "
+                        + MAX_BATCH + "]: not below " + settingPrefix + "prefetch (" + prefetch + ")");
+            }
+            InvalidSettingException.requireInRange(settingPrefix + "batch-lifetime", batchLifetime, MIN_BATCH_LIFETIME,
+                    MAX_BATCH_LIFETIME);
             if (!(refillThreshold >= 0 && refillThreshold <= 1)) {
                 throw new InvalidSettingException(settingPrefix + "refill-threshold", refillThreshold, "a share in [0, 1]");
             }

@@ -29,6 +29,9 @@ class PrefetchBufferTest {
     private final AtomicInteger fetches = new AtomicInteger();
     private volatile boolean down;
     private final List<PrefetchBuffer> buffers = new ArrayList<>();
+    private final List<Integer> sizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The ticker that times how long a batch lasts: moved by the tests. */
+    private final AtomicLong ticker = new AtomicLong();
 
     @AfterEach
     void close() {
@@ -38,6 +41,7 @@ class PrefetchBufferTest {
     /** A batch of consecutive IDs, or a failure while the server is down. */
     private long[] fetch(IdServer server, int count) throws IOException {
         fetches.incrementAndGet();
+        sizes.add(count);
         if (down) {
             throw new IOException("down");
         }
@@ -46,10 +50,15 @@ class PrefetchBufferTest {
     }
 
     private PrefetchBuffer buffer(int prefetch, double refillThreshold, LongSupplier fallback) {
-        PrefetchBuffer buffer = new PrefetchBuffer(prefetch, refillThreshold, rotation, server -> fetch(server, prefetch),
-                Duration.ofMillis(500), fallback);
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(prefetch), refillThreshold, rotation, this::fetch,
+                Duration.ofMillis(500), fallback, System::nanoTime);
         buffers.add(buffer);
         return buffer;
+    }
+
+    /** Batches of one size: the minimum is the maximum. */
+    private static BatchSizer fixed(int size) {
+        return new BatchSizer(size, size, Duration.ofSeconds(1));
     }
 
     @Test
@@ -60,6 +69,37 @@ class PrefetchBufferTest {
             assertThat(buffer.nextId()).isEqualTo(expected);
         }
         assertThat(buffer.batchesFetched()).isBetween(10L, 11L);
+    }
+
+    @Test
+    void batchesUsedUpQuicklyGrowToTheMaximumAndBatchesThatLastShrinkBackToTheMinimum() throws Exception {
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(10, 160, Duration.ofMillis(100)), 0.1, rotation,
+                this::fetch, Duration.ofMillis(500), null, ticker::get);
+        buffers.add(buffer);
+        long expected = 1;
+        // The ticker stands still: every batch is used up at once, and each round asks for twice the last, up to 160.
+        for (int batch = 0; batch < 7; batch++) {
+            Await.until(() -> buffer.bufferedIds() > 0);
+            int size = (int) buffer.bufferedIds();
+            for (int i = 0; i < size; i++) {
+                // Consecutive across batches: the fetches hand out consecutive IDs and no batch is skipped.
+                assertThat(buffer.nextId()).isGreaterThanOrEqualTo(expected);
+                expected++;
+            }
+        }
+        assertThat(sizes.subList(0, 6)).as("requests while batches are used up at once")
+                .startsWith(10, 10).contains(20, 40, 80, 160);
+        assertThat(buffer.batchSize()).isEqualTo(160);
+
+        // Now every ID takes 100 ms by the ticker, so even a batch of 10 lasts a second, over twice the 100 ms target:
+        // the requests halve back to 10. (A millisecond of real time per ID lets each next batch arrive in time.)
+        for (int i = 0; i < 2000 && buffer.batchSize() > 10; i++) {
+            buffer.nextId();
+            ticker.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+            Thread.sleep(1);
+        }
+        assertThat(buffer.batchSize()).isEqualTo(10);
+        assertThat(sizes.subList(6, sizes.size())).contains(80, 40, 20);
     }
 
     @Test
@@ -91,8 +131,8 @@ class PrefetchBufferTest {
     void withoutAFallbackACallFailsWithTheServersErrors() {
         down = true;
         List<IdServer> slow = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 5000 * MS, 5000 * MS));
-        PrefetchBuffer buffer = new PrefetchBuffer(10, 0.1, new ServerRotation(slow, Throwable::getMessage),
-                server -> fetch(server, 10), Duration.ofMillis(500), null);
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(slow, Throwable::getMessage),
+                this::fetch, Duration.ofMillis(500), null, System::nanoTime);
         buffers.add(buffer);
 
         // Whether the first round ends before or while the caller waits, the caller learns the server's error.
@@ -122,7 +162,7 @@ class PrefetchBufferTest {
         CountDownLatch fetching = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         AtomicInteger asked = new AtomicInteger();
-        PrefetchBuffer buffer = new PrefetchBuffer(10, 0.1, new ServerRotation(two, Throwable::getMessage), server -> {
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(two, Throwable::getMessage), (server, count) -> {
             asked.incrementAndGet();
             fetching.countDown();
             // A fetch that ignores interrupts, as a slow user's HTTP client might.
@@ -130,7 +170,7 @@ class PrefetchBufferTest {
                 Thread.onSpinWait();
             }
             throw new IOException("late");
-        }, Duration.ofMillis(500), null);
+        }, Duration.ofMillis(500), null, System::nanoTime);
         assertThat(fetching.await(5, TimeUnit.SECONDS)).isTrue();
 
         buffer.close();

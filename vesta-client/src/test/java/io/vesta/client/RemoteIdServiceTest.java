@@ -64,7 +64,7 @@ class RemoteIdServiceTest {
     @Test
     void genIdHandsOutPrefetchedBatchesOneRequestEach() throws Exception {
         FakeServer server = server(930);
-        RemoteIdService client = client(to(server.uri()).prefetch(100));
+        RemoteIdService client = client(to(server.uri()).prefetch(100).maxPrefetch(100));
 
         long[] ids = new long[1000];
         for (int i = 0; i < ids.length; i++) {
@@ -79,6 +79,27 @@ class RemoteIdServiceTest {
         // 10 batches used, at most the next one fetched ahead.
         assertThat(server.requests.get()).isBetween(10, 11);
         assertThat(client.batchesFetched()).isBetween(10L, (long) server.requests.get());
+    }
+
+    /**
+     * Default settings against a real HTTP server: IDs used up far faster than a batch per second make each request
+     * twice the last, so 300,000 IDs take a handful of requests rather than the 300 batches of 1,000 they used to.
+     */
+    @Test
+    void aBusyClientWithDefaultSettingsAsksForLargerAndLargerBatches() throws Exception {
+        FakeServer server = server(930);
+        RemoteIdService client = client(to(server.uri()));
+        assertThat(client.batchSize()).isEqualTo(RemoteIdService.DEFAULT_PREFETCH);
+
+        long previous = Long.MIN_VALUE;
+        for (int i = 0; i < 300_000; i++) {
+            long id = client.genId();
+            assertThat(id).isGreaterThan(previous);
+            previous = id;
+        }
+
+        assertThat(client.batchSize()).isGreaterThanOrEqualTo(64_000).isLessThanOrEqualTo(RemoteIdService.DEFAULT_MAX_PREFETCH);
+        assertThat(server.requests.get()).isLessThan(20);
     }
 
     @Test
@@ -460,6 +481,9 @@ class RemoteIdServiceTest {
         assertThatThrownBy(() -> RemoteIdService.builder().servers(ok.toString(), ok.toString()).build())
                 .hasMessageContaining("lists " + ok + " twice");
         assertInvalid(to(ok).prefetch(100_001), "prefetch", 100_001L, "a value in [1, 100000]");
+        assertInvalid(to(ok).prefetch(5000).maxPrefetch(4000), "max-prefetch", 4000L,
+                "a value in [5000, 100000]: not below prefetch (5000)");
+        assertInvalid(to(ok).batchLifetime(Duration.ZERO), "batch-lifetime", "0ms", "a duration in [1ms, 3600000ms]");
         assertInvalid(to(ok).refillThreshold(1.5), "refill-threshold", 1.5, "a share in [0, 1]");
         assertInvalid(to(ok).timeout(Duration.ZERO), "timeout", "0ms", "a duration in [1ms, 600000ms]");
         assertInvalid(to(ok).backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)), "backoff.max", "1000ms",

@@ -59,6 +59,8 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.connection-timeout", ZooKeeperMachineIdProvider.DEFAULT_CONNECTION_TIMEOUT);
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.lease", LeaseLifecycle.DEFAULT_LEASE);
         ENGINE_DEFAULTS.put("vesta.client.prefetch", RemoteIdService.DEFAULT_PREFETCH);
+        ENGINE_DEFAULTS.put("vesta.client.max-prefetch", RemoteIdService.DEFAULT_MAX_PREFETCH);
+        ENGINE_DEFAULTS.put("vesta.client.batch-lifetime", RemoteIdService.DEFAULT_BATCH_LIFETIME);
         ENGINE_DEFAULTS.put("vesta.client.refill-threshold", RemoteIdService.DEFAULT_REFILL_THRESHOLD);
         ENGINE_DEFAULTS.put("vesta.client.timeout", RemoteIdService.DEFAULT_TIMEOUT);
         ENGINE_DEFAULTS.put("vesta.client.backoff.initial", RemoteIdService.DEFAULT_INITIAL_BACKOFF);

@@ -23,7 +23,8 @@ public class VestaClientHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        builder.withDetail("servers", client.servers()).withDetail("bufferedIds", client.bufferedIds());
+        builder.withDetail("servers", client.servers()).withDetail("bufferedIds", client.bufferedIds())
+                .withDetail("batchSize", client.batchSize());
         List<ServerFailure> failures = client.lastRoundFailures();
         if (failures.isEmpty()) {
             builder.up();

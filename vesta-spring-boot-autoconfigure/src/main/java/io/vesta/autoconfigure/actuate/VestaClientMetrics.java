@@ -35,5 +35,8 @@ public class VestaClientMetrics implements MeterBinder {
                 .description("IDs issued by the embedded fallback because no server answered").register(registry);
         Gauge.builder("vesta.client.buffered.ids", client, RemoteIdService::bufferedIds)
                 .description("IDs fetched and not yet handed out").register(registry);
+        Gauge.builder("vesta.client.batch.size", client, RemoteIdService::batchSize)
+                .description("IDs the next background fetch asks for; it adapts to how fast batches are used up")
+                .register(registry);
     }
 }

@@ -52,6 +52,8 @@ final class RemoteIdServiceFactory {
                 .version(properties.getVersion())
                 .serverRange(serverRange(properties))
                 .prefetch(client.getPrefetch())
+                .maxPrefetch(client.getMaxPrefetch())
+                .batchLifetime(client.getBatchLifetime())
                 .refillThreshold(client.getRefillThreshold())
                 .timeout(client.getTimeout())
                 .backoff(client.getBackoff().getInitial(), client.getBackoff().getMax())

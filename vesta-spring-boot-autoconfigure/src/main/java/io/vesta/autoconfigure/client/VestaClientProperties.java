@@ -16,8 +16,14 @@ public class VestaClientProperties {
     /** Base URLs of the central servers, comma-separated, such as http://10.0.0.1:8080,http://10.0.0.2:8080. Required in client mode. */
     private List<String> servers = new ArrayList<>();
 
-    /** IDs fetched per request and kept in memory, 1-100000. Larger batches need fewer requests at high rates; smaller ones keep IDs' times closer to when they are used and lose fewer unused IDs when the application stops. */
+    /** IDs of the first batch, and the fewest a batch shrinks back to, 1-100000. The batch size adapts to use: see batch-lifetime. */
     private int prefetch = RemoteIdService.DEFAULT_PREFETCH;
+
+    /** Most IDs a batch grows to, from prefetch to 100000; set it equal to prefetch for batches of one fixed size. */
+    private int maxPrefetch = RemoteIdService.DEFAULT_MAX_PREFETCH;
+
+    /** How long a batch should last, 1ms-1h: a batch used up sooner (or before the next one arrived) doubles the next request up to max-prefetch, one that lasted more than twice as long halves it down to prefetch. A busy client so asks for large batches and keeps its servers' generators busy; a quiet one keeps few IDs in memory and loses few when it stops. */
+    private Duration batchLifetime = RemoteIdService.DEFAULT_BATCH_LIFETIME;
 
     /** Share of a batch used when the next batch is fetched in the background, 0-1: 0.1 fetches once a tenth is used (as Leaf does), 1 only when the batch is used up. */
     private double refillThreshold = RemoteIdService.DEFAULT_REFILL_THRESHOLD;
@@ -49,6 +55,22 @@ public class VestaClientProperties {
 
     public void setPrefetch(int prefetch) {
         this.prefetch = prefetch;
+    }
+
+    public int getMaxPrefetch() {
+        return maxPrefetch;
+    }
+
+    public void setMaxPrefetch(int maxPrefetch) {
+        this.maxPrefetch = maxPrefetch;
+    }
+
+    public Duration getBatchLifetime() {
+        return batchLifetime;
+    }
+
+    public void setBatchLifetime(Duration batchLifetime) {
+        this.batchLifetime = batchLifetime;
     }
 
     public double getRefillThreshold() {

@@ -55,6 +55,9 @@ class VestaClientAutoConfigurationTests {
             RemoteIdService client = context.getBean(RemoteIdService.class);
             assertThat(client.servers()).containsExactly(URI.create(NOWHERE));
             assertThat(client.prefetch()).isEqualTo(1000);
+            assertThat(client.maxPrefetch()).isEqualTo(100_000);
+            assertThat(client.batchLifetime()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(client.batchSize()).isEqualTo(1000);
             assertThat(client.refillThreshold()).isEqualTo(0.1);
             assertThat(client.timeout()).isEqualTo(Duration.ofSeconds(2));
             assertThat(client.fallback()).isEmpty();
@@ -64,12 +67,15 @@ class VestaClientAutoConfigurationTests {
     @Test
     void everyClientPropertyReachesTheClient() {
         runner.withPropertyValues("vesta.mode=client", "vesta.client.servers=http://10.0.0.1:8080, https://ids.example.com/",
-                "vesta.client.prefetch=5000", "vesta.client.refill-threshold=0.5", "vesta.client.timeout=750ms",
+                "vesta.client.prefetch=5000", "vesta.client.max-prefetch=20000", "vesta.client.batch-lifetime=250ms",
+                "vesta.client.refill-threshold=0.5", "vesta.client.timeout=750ms",
                 "vesta.client.backoff.initial=10ms", "vesta.client.backoff.max=1s", "vesta.type=min-granularity",
                 "vesta.epoch=2020-01-01T00:00:00Z", "vesta.version=1", "vesta.machine-id.server-range.min=1000").run(context -> {
                     RemoteIdService client = context.getBean(RemoteIdService.class);
                     assertThat(client.servers()).containsExactly(URI.create("http://10.0.0.1:8080"), URI.create("https://ids.example.com/"));
                     assertThat(client.prefetch()).isEqualTo(5000);
+                    assertThat(client.maxPrefetch()).isEqualTo(20_000);
+                    assertThat(client.batchLifetime()).isEqualTo(Duration.ofMillis(250));
                     assertThat(client.refillThreshold()).isEqualTo(0.5);
                     assertThat(client.timeout()).isEqualTo(Duration.ofMillis(750));
                     assertThat(client.type()).isEqualTo(IdType.MIN_GRANULARITY);
@@ -107,6 +113,11 @@ class VestaClientAutoConfigurationTests {
                 .run(context -> assertInvalid(context, "vesta.client.prefetch", 0L, "a value in [1, 100000]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.prefetch=200000")
                 .run(context -> assertInvalid(context, "vesta.client.prefetch", 200000L, "a value in [1, 100000]"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.client.prefetch=5000", "vesta.client.max-prefetch=4000")
+                .run(context -> assertInvalid(context, "vesta.client.max-prefetch", 4000L,
+                        "a value in [5000, 100000]: not below vesta.client.prefetch (5000)"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.client.batch-lifetime=0s")
+                .run(context -> assertInvalid(context, "vesta.client.batch-lifetime", "0ms", "a duration in [1ms, 3600000ms]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.refill-threshold=1.5")
                 .run(context -> assertInvalid(context, "vesta.client.refill-threshold", 1.5, "a share in [0, 1]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.timeout=0s")
