@@ -21,13 +21,18 @@ final class CasSequencer extends Sequencer {
         this.state = new AtomicLong(initialState);
     }
 
+    /*
+     * The clock (and with it the lease) is read once per call and again only after a wait: a retry after a lost
+     * compare-and-set re-reads the state alone. Reading the clock on every retry widened the window between read and
+     * compare-and-set, so that two threads on a block of machine IDs lost most of their attempts to each other.
+     */
     @Override
     long reserve(int count) {
+        long now = timeline.currentUnit();
         for (;;) {
             long current = state.get();
             long unit = current >> slotBits; // arithmetic: the start unit may be -1
             long slot = current & maxSlot;
-            long now = timeline.currentUnit();
             if (now > unit) {
                 timeline.admit(now);
                 long granted = Math.min(count, maxSlot + 1);
@@ -46,9 +51,12 @@ final class CasSequencer extends Sequencer {
                     }
                 } else {
                     timeline.awaitUnitAfter(unit);
+                    now = timeline.currentUnit();
                 }
             } else {
+                // Another thread moved to a unit this call's clock reading had not reached.
                 timeline.awaitClockCatchUp(unit);
+                now = timeline.currentUnit();
             }
         }
     }
