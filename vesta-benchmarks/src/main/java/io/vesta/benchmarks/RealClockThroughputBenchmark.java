@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code genId()} on the real clock: how close one machine ID comes to its layout's ceiling (2^20 IDs/s for
- * MAX_PEAK, 1,024,000/s for MIN_GRANULARITY). The generator is far faster than the ceiling, so it spends most
+ * MAX_PEAK, 1,024,000/s for MIN_GRANULARITY), or a block of {@code blockSize} machine IDs to that many times it. The generator is far faster than the ceiling, so it spends most
  * of the time waiting for the next unit; the score shows what the waits cost (late wake-ups, contention).
  *
  * <p>A MAX_PEAK unit is a whole second, issued in a burst of a few tens of milliseconds followed by a wait,
@@ -48,6 +48,16 @@ public class RealClockThroughputBenchmark {
     @Param({"LOCK", "SYNCHRONIZED", "CAS"})
     public SequencerStrategy sequencer;
 
+    /**
+     * How many machine IDs the generator holds ({@code vesta.machine-id.block-size}): the ceiling is that many times
+     * one ID's. 1 unless a run asks for more ({@code -p blockSize=1,4,8,16}).
+     */
+    @Param({"1"})
+    public int blockSize;
+
+    /** The machine ID the generator starts at: the start of an aligned block of every size up to 16. */
+    static final long BLOCK_START = 16;
+
     /** How long before a second boundary a MAX_PEAK iteration starts; see {@link #alignToSecond()}. */
     static final long LEAD_MILLIS = 5;
 
@@ -57,7 +67,8 @@ public class RealClockThroughputBenchmark {
     public void build() {
         service = EmbeddedIdService.builder()
                 .type(type)
-                .machineId(5)
+                .machineId(BLOCK_START)
+                .machineIdBlockSize(blockSize)
                 .sequencer(sequencer)
                 .timeSource(TimeSource.system())
                 .build();

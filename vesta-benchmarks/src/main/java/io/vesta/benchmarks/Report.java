@@ -30,12 +30,17 @@ public final class Report {
     static final double TARGET_ONE_THREAD = 0.97;
     static final double TARGET_TWO_THREADS = 0.9;
     static final double TARGET_BATCH_SPEEDUP = 5;
+    /** With a block of 8, real-clock IDs/s at least this many times Hutool's and CosId's in the same run. */
+    static final double TARGET_BLOCK_OVER_PEERS = 2;
+    /** CPU ns per ID with a block of 8 at most this many times one machine ID's. */
+    static final double TARGET_BLOCK_COST = 1.10;
 
     private static final String REAL = "RealClockThroughputBenchmark";
     private static final String PEER_THROUGHPUT = "PeerThroughputBenchmark";
+    private static final String PEER_THROUGHPUT_2 = "PeerThroughputTwoThreadsBenchmark";
     private static final String VIRTUAL = "VirtualClockCostBenchmark";
     private static final String PEER_COST = "PeerCostBenchmark";
-    private static final List<String> ORDER = List.of(REAL, PEER_THROUGHPUT, VIRTUAL, PEER_COST);
+    private static final List<String> ORDER = List.of(REAL, PEER_THROUGHPUT, PEER_THROUGHPUT_2, VIRTUAL, PEER_COST);
 
     private static final Map<String, Long> PEER_CEILINGS = Map.of(
             "hutool", Peers.HUTOOL_CEILING_PER_SECOND,
@@ -135,9 +140,10 @@ public final class Report {
             case REAL -> {
                 long ceiling = ceiling(r);
                 return new String[] {String.format(Locale.ROOT, "%.4f", r.score() / ceiling),
-                        "of the " + r.param("type") + " ceiling " + format(ceiling) + "/s"};
+                        "of the " + r.param("type") + " ceiling " + format(ceiling) + "/s" + (blockSize(r) == 1 ? ""
+                                : " (block of " + blockSize(r) + ")")};
             }
-            case PEER_THROUGHPUT -> {
+            case PEER_THROUGHPUT, PEER_THROUGHPUT_2 -> {
                 Long ceiling = PEER_CEILINGS.get(r.method());
                 return ceiling == null ? new String[] {"", "no ceiling"}
                         : new String[] {String.format(Locale.ROOT, "%.4f", r.score() / ceiling),
@@ -184,6 +190,8 @@ public final class Report {
                     fastestPeer.method(), fastestPeer.score()));
         }
 
+        blockTargets(out);
+
         List<Result> batches = all(r -> r.benchmarkClass().equals(VIRTUAL) && r.method().equals("genIds1000"));
         double minSpeedup = Double.POSITIVE_INFINITY;
         String minAt = "";
@@ -203,6 +211,57 @@ public final class Report {
                             + "smallest speed-up %.1fx (%s)\n",
                     TARGET_BATCH_SPEEDUP, minSpeedup >= TARGET_BATCH_SPEEDUP ? "met" : "NOT met", minSpeedup, minAt));
         }
+    }
+
+    /**
+     * Blocks of 8: real-clock IDs/s against Hutool's and CosId's (the peers at 1 thread beside genId1Thread, at 2
+     * beside genId2Threads), and the CPU cost per ID against one machine ID's with the same type and sequencer.
+     */
+    private void blockTargets(StringBuilder out) {
+        String[][] pairs = {{"genId1Thread", PEER_THROUGHPUT}, {"genId2Threads", PEER_THROUGHPUT_2}};
+        for (String[] pair : pairs) {
+            List<Result> blocks = all(r -> r.benchmarkClass().equals(REAL) && r.method().equals(pair[0]) && blockSize(r) == 8);
+            List<Result> peers = all(r -> r.benchmarkClass().equals(pair[1])
+                    && (r.method().equals("hutool") || r.method().equals("cosid")));
+            String what = String.format(Locale.ROOT, "block of 8, %s, at least %.0fx Hutool's and CosId's IDs/s",
+                    pair[0], TARGET_BLOCK_OVER_PEERS);
+            if (blocks.isEmpty() || peers.isEmpty()) {
+                out.append("- ").append(what).append(": not measured\n");
+                continue;
+            }
+            Result slowest = blocks.stream().min(Comparator.comparingDouble(Result::score)).orElseThrow();
+            Result fastestPeer = peers.stream().max(Comparator.comparingDouble(Result::score)).orElseThrow();
+            double ratio = slowest.score() / fastestPeer.score();
+            out.append(String.format(Locale.ROOT, "- %s: **%s** — slowest block of 8 %s/s (%s) is %.2fx the fastest peer"
+                            + " %s %s/s\n", what, ratio >= TARGET_BLOCK_OVER_PEERS ? "met" : "NOT met", format(slowest.score()),
+                    slowest.paramsText(), ratio, fastestPeer.method(), format(fastestPeer.score())));
+        }
+        List<Result> blockCosts = all(r -> r.benchmarkClass().equals(VIRTUAL) && r.method().equals("genId") && blockSize(r) == 8);
+        double worst = 0;
+        String worstAt = "";
+        for (Result block : blockCosts) {
+            Optional<Result> single = find(x -> x.benchmarkClass().equals(VIRTUAL) && x.method().equals("genId")
+                    && blockSize(x) == 1 && x.param("type").equals(block.param("type"))
+                    && x.param("sequencer").equals(block.param("sequencer")));
+            if (single.isPresent() && block.score() / single.get().score() > worst) {
+                worst = block.score() / single.get().score();
+                worstAt = block.param("type") + " " + block.param("sequencer") + String.format(Locale.ROOT,
+                        ": %.2f vs %.2f ns/ID", block.score(), single.get().score());
+            }
+        }
+        if (worstAt.isEmpty()) {
+            out.append("- CPU cost per ID with a block of 8 at most 1.10x one machine ID's: not measured\n");
+        } else {
+            out.append(String.format(Locale.ROOT, "- CPU cost per ID with a block of 8 at most %.2fx one machine ID's: **%s**"
+                            + " — largest ratio %.3fx (%s)\n", TARGET_BLOCK_COST, worst <= TARGET_BLOCK_COST ? "met" : "NOT met",
+                    worst, worstAt));
+        }
+    }
+
+    /** The row's block size; 1 for results of runs before blocks existed. */
+    private static int blockSize(Result r) {
+        String value = r.params().get("blockSize");
+        return value == null ? 1 : Integer.parseInt(value);
     }
 
     private void ceilingTarget(StringBuilder out, String method, String what, double target) {
@@ -229,7 +288,7 @@ public final class Report {
 
     private Optional<Result> vestaReference() {
         return find(r -> r.benchmarkClass().equals(VIRTUAL) && r.method().equals("genId")
-                && r.param("type").equals("MAX_PEAK") && r.param("sequencer").equals("LOCK"));
+                && r.param("type").equals("MAX_PEAK") && r.param("sequencer").equals("LOCK") && blockSize(r) == 1);
     }
 
     private Optional<Result> find(Predicate<Result> test) {
@@ -241,7 +300,7 @@ public final class Report {
     }
 
     private static long ceiling(Result r) {
-        return IdLayout.of(IdType.valueOf(r.param("type"))).ceilingPerSecond();
+        return IdLayout.of(IdType.valueOf(r.param("type"))).ceilingPerSecond() * blockSize(r);
     }
 
     private static int order(String benchmarkClass) {

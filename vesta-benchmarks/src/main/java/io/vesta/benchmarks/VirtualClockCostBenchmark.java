@@ -38,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 public class VirtualClockCostBenchmark {
 
     static final int BATCH = 1000;
+    static final long BLOCK_START = RealClockThroughputBenchmark.BLOCK_START;
 
     @Param({"MAX_PEAK", "MIN_GRANULARITY"})
     public IdType type;
@@ -45,13 +46,21 @@ public class VirtualClockCostBenchmark {
     @Param({"LOCK", "SYNCHRONIZED", "CAS"})
     public SequencerStrategy sequencer;
 
+    /**
+     * How many machine IDs the generator holds ({@code vesta.machine-id.block-size}): the ceiling is that many times
+     * one ID's. 1 unless a run asks for more ({@code -p blockSize=1,4,8,16}).
+     */
+    @Param({"1"})
+    public int blockSize;
+
     private EmbeddedIdService service;
 
     @Setup(Level.Trial)
     public void build() {
         service = EmbeddedIdService.builder()
                 .type(type)
-                .machineId(5)
+                .machineId(BLOCK_START)
+                .machineIdBlockSize(blockSize)
                 .sequencer(sequencer)
                 .timeSource(new VirtualTimeSource(System.currentTimeMillis()))
                 .build();
