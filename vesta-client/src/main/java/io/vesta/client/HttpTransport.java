@@ -95,6 +95,21 @@ final class HttpTransport implements AutoCloseable {
      * @throws InterruptedException when the thread was interrupted for another reason, or the transport is closed
      */
     HttpResponse<byte[]> get(URI uri, boolean interruptible) throws IOException, InterruptedException {
+        return get(uri, interruptible, null);
+    }
+
+    /**
+     * {@link #get(URI, boolean)}, calling {@code onAnswered} as soon as the status line and headers of a 200 answer have
+     * arrived, before its body: a server writes them only once the whole batch is reserved.
+     * @param onAnswered may be null; runs on the exchange's thread and must return at once
+     */
+    HttpResponse<byte[]> get(URI uri, boolean interruptible, Runnable onAnswered) throws IOException, InterruptedException {
+        HttpResponse.BodyHandler<byte[]> handler = onAnswered == null ? HttpResponse.BodyHandlers.ofByteArray() : info -> {
+            if (info.statusCode() == 200) {
+                onAnswered.run();
+            }
+            return HttpResponse.BodySubscribers.ofByteArray();
+        };
         HttpRequest.Builder builder = HttpRequest.newBuilder(uri)
                 .timeout(timeout)
                 .header("Accept", BatchProtocol.MEDIA_TYPE + ", application/problem+json")
@@ -103,7 +118,7 @@ final class HttpTransport implements AutoCloseable {
             builder.headers(headers);
         }
         HttpRequest request = builder.build();
-        HttpResponse<byte[]> response = interruptible ? sendWithin(request) : sendAsyncWithin(request);
+        HttpResponse<byte[]> response = interruptible ? sendWithin(request, handler) : sendAsyncWithin(request, handler);
         if (response.statusCode() != 200) {
             throw new IOException("HTTP " + response.statusCode() + problemDetail(response.body()));
         }
@@ -145,7 +160,8 @@ final class HttpTransport implements AutoCloseable {
      * JDK client offers (an asynchronous one pays one more hand-off between threads), and an interrupt is how a
      * blocking send is cut short.
      */
-    private HttpResponse<byte[]> sendWithin(HttpRequest request) throws IOException, InterruptedException {
+    private HttpResponse<byte[]> sendWithin(HttpRequest request, HttpResponse.BodyHandler<byte[]> handler)
+            throws IOException, InterruptedException {
         Alarm alarm = new Alarm(Thread.currentThread());
         ScheduledFuture<?> scheduled;
         try {
@@ -154,7 +170,7 @@ final class HttpTransport implements AutoCloseable {
             throw new InterruptedException("closed");
         }
         try {
-            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            return http.send(request, handler);
         } catch (InterruptedException e) {
             if (closed || !alarm.rang()) {
                 throw e;
@@ -173,8 +189,9 @@ final class HttpTransport implements AutoCloseable {
     }
 
     /** An exchange on a caller's thread, which must not be interrupted: bounded by waiting on the future. */
-    private HttpResponse<byte[]> sendAsyncWithin(HttpRequest request) throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    private HttpResponse<byte[]> sendAsyncWithin(HttpRequest request, HttpResponse.BodyHandler<byte[]> handler)
+            throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, handler);
         try {
             return exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {

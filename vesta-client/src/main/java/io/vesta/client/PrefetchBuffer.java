@@ -4,8 +4,10 @@ import io.vesta.client.ServersUnavailableException.ServerFailure;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -16,11 +18,16 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
- * The IDs in memory: the batch in use and the next one, fetched by one background thread in rounds of a
+ * The IDs in memory: the batch in use and the next one, fetched by background threads in rounds of a
  * {@link ServerRotation}. As in Leaf's double buffer, the next batch is fetched while the current one is still in
  * use: once the refill threshold of it is used, a round starts. Taking an ID is then an index increment on an
  * array; a caller waits only when both batches are used up before a server has answered. How many IDs a round asks
  * for follows how fast batches are used up ({@link BatchSizer}).
+ *
+ * <p>While callers wait, a second round starts as soon as the server of the first has answered with its status and
+ * headers, which it sends only once the whole batch is reserved: the server's generator then reserves the next batch
+ * while the first one travels and is checked, rather than idling, and the second batch still comes after the first.
+ * Batches are used in the order their rounds started, whatever order the rounds end in.
  *
  * <p>When a round gets nothing, the failures are kept: a caller who would wait takes from the fallback if there is
  * one, else fails with them (at once while every server is backing off), and a round starts again when the first
@@ -31,8 +38,15 @@ final class PrefetchBuffer implements AutoCloseable {
     /** Asks one server for a batch of the given size. */
     @FunctionalInterface
     interface BatchFetch {
-        long[] fetch(IdServer server, int count) throws IOException, InterruptedException;
+        /**
+         * @param onReserved to be called once the server has reserved the whole batch (its answer's headers arrived),
+         *        before the body is read; may be ignored
+         */
+        long[] fetch(IdServer server, int count, Runnable onReserved) throws IOException, InterruptedException;
     }
+
+    /** Rounds that may be under way at once: the one fetching the next batch, and one more while callers wait. */
+    private static final int MAX_ROUNDS = 2;
 
     /** The share of a batch used when the round that fetches the next batch starts. */
     private final double refillThreshold;
@@ -50,8 +64,18 @@ final class PrefetchBuffer implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition roundEnded = lock.newCondition();
     // Guarded by lock.
-    private Batch next;
-    private boolean fetching;
+    /** Batches delivered and not yet in use, in the order their rounds started. */
+    private final ArrayDeque<Batch> ready = new ArrayDeque<>();
+    /** Rounds under way, at most {@link #MAX_ROUNDS}. */
+    private int inFlight;
+    /** The number the next round gets; rounds deliver in this order. */
+    private long roundsStarted;
+    /** The number of the round whose result is delivered next. */
+    private long nextToDeliver;
+    /** Results of rounds that ended before an earlier round, by number; a null round threw. */
+    private final TreeMap<Long, ServerRotation.Round> endedEarly = new TreeMap<>();
+    /** Callers waiting for a round to end. */
+    private int waiting;
     private List<ServerFailure> failure;
     private long retryAtNanos;
     private long roundsEnded;
@@ -75,16 +99,16 @@ final class PrefetchBuffer implements AutoCloseable {
         this.ticker = ticker;
         this.rotation = rotation;
         // A round that outlives close() asks no further server.
-        this.fetch = (server, count) -> {
+        this.fetch = (server, count, onReserved) -> {
             if (closed) {
                 throw new InterruptedException("closed");
             }
-            return fetch.fetch(server, count);
+            return fetch.fetch(server, count, onReserved);
         };
         this.timeout = timeout;
         this.fallback = fallback;
         this.maxWaitNanos = rotation.size() * timeout.toNanos() + TimeUnit.SECONDS.toNanos(1);
-        this.refiller = new ScheduledThreadPoolExecutor(1, task -> {
+        this.refiller = new ScheduledThreadPoolExecutor(MAX_ROUNDS, task -> {
             Thread thread = new Thread(task, "vesta-client-refill");
             thread.setDaemon(true);
             return thread;
@@ -156,7 +180,11 @@ final class PrefetchBuffer implements AutoCloseable {
         // or missed; callers taking IDs do not take it.
         lock.lock();
         try {
-            return current.remaining() + (next == null ? 0 : next.remaining());
+            long buffered = current.remaining();
+            for (Batch batch : ready) {
+                buffered += batch.remaining();
+            }
+            return buffered;
         } finally {
             lock.unlock();
         }
@@ -178,7 +206,7 @@ final class PrefetchBuffer implements AutoCloseable {
         lock.lock();
         try {
             closed = true;
-            next = null;
+            ready.clear();
             roundEnded.signalAll();
         } finally {
             lock.unlock();
@@ -204,17 +232,17 @@ final class PrefetchBuffer implements AutoCloseable {
                 if (current != exhausted) {
                     return false;
                 }
-                if (next != null) {
+                if (!ready.isEmpty()) {
                     // Starved when this caller waited for the next batch to arrive.
-                    use(next, exhausted, roundsEnded != seenRounds);
+                    use(ready.poll(), exhausted, roundsEnded != seenRounds);
                     return false;
                 }
                 long now = System.nanoTime();
                 if (failure != null) {
                     boolean roundFailedWhileWaiting = roundsEnded != seenRounds;
-                    boolean everyServerBackingOff = !fetching && now - retryAtNanos < 0;
+                    boolean everyServerBackingOff = inFlight == 0 && now - retryAtNanos < 0;
                     if (fallback != null) {
-                        if (!fetching && !everyServerBackingOff) {
+                        if (inFlight == 0 && !everyServerBackingOff) {
                             startRound();
                         }
                         return true;
@@ -226,7 +254,7 @@ final class PrefetchBuffer implements AutoCloseable {
                         throw new ServersUnavailableException(rotation.skippedAll(now));
                     }
                 }
-                if (!fetching) {
+                if (inFlight == 0) {
                     startRound();
                 }
                 long remaining = deadline - now;
@@ -234,11 +262,14 @@ final class PrefetchBuffer implements AutoCloseable {
                     throw new IllegalStateException("No batch of IDs arrived within " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
                             + " ms (" + rotation.size() + " servers, timeout " + timeout.toMillis() + " ms each)");
                 }
+                waiting++;
                 try {
                     roundEnded.awaitNanos(remaining);
                 } catch (InterruptedException e) {
                     // The wait is bounded; like the generator's own waits, an interrupt does not cut it short.
                     interrupted = true;
+                } finally {
+                    waiting--;
                 }
             }
         } finally {
@@ -257,8 +288,7 @@ final class PrefetchBuffer implements AutoCloseable {
         }
         batch.inUseSinceNanos = now;
         current = batch;
-        next = null;
-        if (starved && !closed && !fetching && failure == null) {
+        if (starved && !closed && inFlight == 0 && ready.isEmpty() && failure == null) {
             // Callers are ahead of the fetches: ask for the next batch now rather than at this one's refill index, so
             // the server's generator idles only while a batch travels.
             startRound();
@@ -268,7 +298,7 @@ final class PrefetchBuffer implements AutoCloseable {
     private void refillInBackground() {
         lock.lock();
         try {
-            if (!closed && !fetching && next == null && failure == null) {
+            if (!closed && inFlight == 0 && ready.isEmpty() && failure == null) {
                 startRound();
             }
         } finally {
@@ -279,7 +309,7 @@ final class PrefetchBuffer implements AutoCloseable {
     private void retryAfterBackoff() {
         lock.lock();
         try {
-            if (!closed && !fetching && next == null && failure != null) {
+            if (!closed && inFlight == 0 && ready.isEmpty() && failure != null) {
                 startRound();
             }
         } finally {
@@ -292,48 +322,76 @@ final class PrefetchBuffer implements AutoCloseable {
         if (closed) {
             return;
         }
-        fetching = true;
+        inFlight++;
+        long number = roundsStarted++;
         int size = sizer.size();
         try {
-            refiller.execute(() -> runRound(size));
+            refiller.execute(() -> runRound(number, size));
         } catch (RejectedExecutionException e) {
-            fetching = false;
+            // Only after close(): nothing is delivered any more.
+            inFlight--;
+            roundsStarted--;
         }
     }
 
-    private void runRound(int size) {
+    private void runRound(long number, int size) {
         ServerRotation.Round round = null;
         try {
-            round = rotation.run(server -> fetch.fetch(server, size));
+            round = rotation.run(server -> fetch.fetch(server, size, () -> reserved(number)));
         } finally {
             // Whatever happened, the round must end here, or no round would ever start again and every caller
             // would wait out its timeout with the fallback unused.
-            endRound(round);
+            endRound(number, round);
         }
     }
 
-    private void endRound(ServerRotation.Round round) {
+    /**
+     * The server of round {@code number} has reserved its batch. If callers are waiting for it, the next round starts
+     * now, so that the server reserves the batch after this one while this one travels: after it, so in order.
+     */
+    private void reserved(long number) {
         lock.lock();
         try {
-            fetching = false;
+            if (!closed && waiting > 0 && inFlight < MAX_ROUNDS && number == roundsStarted - 1 && ready.isEmpty()
+                    && failure == null) {
+                startRound();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void endRound(long number, ServerRotation.Round round) {
+        lock.lock();
+        try {
+            inFlight--;
             roundsEnded++;
-            if (round != null && round.ids() != null) {
-                batchesFetched.increment();
-                next = new Batch(round.ids(), refillThreshold);
-                failure = null;
-            } else if (!closed) {
-                failure = round != null ? round.failures() : List.of();
-                long now = System.nanoTime();
-                retryAtNanos = rotation.retryAtNanos(now);
-                try {
-                    refiller.schedule(this::retryAfterBackoff, Math.max(0, retryAtNanos - now), TimeUnit.NANOSECONDS);
-                } catch (RejectedExecutionException e) {
-                    // closed meanwhile
-                }
+            endedEarly.put(number, round);
+            // Deliver in the order the rounds started: a round that ended before an earlier one waits for it.
+            while (endedEarly.containsKey(nextToDeliver)) {
+                deliver(endedEarly.remove(nextToDeliver++));
             }
             roundEnded.signalAll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Call with the lock held. */
+    private void deliver(ServerRotation.Round round) {
+        if (round != null && round.ids() != null) {
+            batchesFetched.increment();
+            ready.add(new Batch(round.ids(), refillThreshold));
+            failure = null;
+        } else if (!closed) {
+            failure = round != null ? round.failures() : List.of();
+            long now = System.nanoTime();
+            retryAtNanos = rotation.retryAtNanos(now);
+            try {
+                refiller.schedule(this::retryAfterBackoff, Math.max(0, retryAtNanos - now), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // closed meanwhile
+            }
         }
     }
 

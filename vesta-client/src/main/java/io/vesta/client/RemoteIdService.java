@@ -116,7 +116,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.validator = new BatchValidator(type, codec, serverRange);
         this.rotation = new ServerRotation(servers, transport::describe);
         this.buffer = new PrefetchBuffer(new BatchSizer(prefetch, maxPrefetch, batchLifetime), refillThreshold, rotation,
-                (server, count) -> fetch(server, count, true), timeout, fallback == null ? null : this::fallbackId,
+                (server, count, onReserved) -> fetch(server, count, true, onReserved), timeout,
+                fallback == null ? null : this::fallbackId,
                 System::nanoTime);
     }
 
@@ -318,7 +319,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
 
     /** A batch fetched on the caller's thread, for {@link #genIds} calls the prefetched batch cannot serve. */
     private long[] fetchNow(int count) {
-        ServerRotation.Round round = rotation.run(server -> fetch(server, count, false));
+        ServerRotation.Round round = rotation.run(server -> fetch(server, count, false, null));
         if (round.ids() != null) {
             return round.ids();
         }
@@ -329,8 +330,9 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         throw new ServersUnavailableException(round.failures());
     }
 
-    private long[] fetch(IdServer server, int count, boolean onRefillThread) throws IOException, InterruptedException {
-        HttpResponse<byte[]> response = transport.get(server.batchUri(count), onRefillThread);
+    private long[] fetch(IdServer server, int count, boolean onRefillThread, Runnable onReserved)
+            throws IOException, InterruptedException {
+        HttpResponse<byte[]> response = transport.get(server.batchUri(count), onRefillThread, onReserved);
         return validator.validate(server.base(), count, response.headers().firstValue(BatchProtocol.EPOCH_HEADER).orElse(null),
                 response.body());
     }

@@ -39,13 +39,14 @@ class PrefetchBufferTest {
     }
 
     /** A batch of consecutive IDs, or a failure while the server is down. */
-    private long[] fetch(IdServer server, int count) throws IOException {
+    private long[] fetch(IdServer server, int count, Runnable onReserved) throws IOException {
         fetches.incrementAndGet();
         sizes.add(count);
         if (down) {
             throw new IOException("down");
         }
         long first = nextId.getAndAdd(count);
+        onReserved.run();
         return LongStream.range(first, first + count).toArray();
     }
 
@@ -87,7 +88,7 @@ class PrefetchBufferTest {
                 expected++;
             }
         }
-        assertThat(sizes.subList(0, 6)).as("requests while batches are used up at once")
+        assertThat(List.copyOf(sizes).subList(0, 6)).as("requests while batches are used up at once")
                 .startsWith(10, 10).contains(20, 40, 80, 160);
         assertThat(buffer.batchSize()).isEqualTo(160);
 
@@ -99,7 +100,53 @@ class PrefetchBufferTest {
             Thread.sleep(1);
         }
         assertThat(buffer.batchSize()).isEqualTo(10);
-        assertThat(sizes.subList(6, sizes.size())).contains(80, 40, 20);
+        List<Integer> later = List.copyOf(sizes);
+        assertThat(later.subList(6, later.size())).contains(80, 40, 20);
+    }
+
+    /**
+     * A caller waits while the first batch travels slowly: once its server has reserved it, the second round starts,
+     * and though it ends first, its batch is used only after the first one.
+     */
+    @Test
+    void whileACallerWaitsTheNextRoundStartsOnceTheServerHasReservedAndBatchesKeepTheirOrder() throws Exception {
+        CountDownLatch callerWaiting = new CountDownLatch(1);
+        CountDownLatch secondEnded = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, rotation, (server, count, onReserved) -> {
+            int call = calls.incrementAndGet();
+            if (call == 1) {
+                callerWaiting.await(5, TimeUnit.SECONDS);
+            }
+            long first = nextId.getAndAdd(count);
+            onReserved.run();
+            if (call == 1) {
+                // The first batch "travels" until the second round has ended.
+                secondEnded.await(5, TimeUnit.SECONDS);
+                Thread.sleep(50);
+            } else if (call == 2) {
+                secondEnded.countDown();
+            }
+            return LongStream.range(first, first + count).toArray();
+        }, Duration.ofSeconds(5), null, System::nanoTime);
+        buffers.add(buffer);
+        Thread release = new Thread(() -> {
+            try {
+                Thread.sleep(100); // the caller below is waiting by then
+            } catch (InterruptedException e) {
+                return;
+            }
+            callerWaiting.countDown();
+        });
+        release.start();
+
+        long[] ids = new long[20];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = buffer.nextId();
+        }
+
+        assertThat(secondEnded.getCount()).as("the second round ran while the first batch travelled").isZero();
+        assertThat(ids).containsExactly(LongStream.rangeClosed(1, 20).toArray());
     }
 
     @Test
@@ -162,7 +209,7 @@ class PrefetchBufferTest {
         CountDownLatch fetching = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         AtomicInteger asked = new AtomicInteger();
-        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(two, Throwable::getMessage), (server, count) -> {
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(two, Throwable::getMessage), (server, count, onReserved) -> {
             asked.incrementAndGet();
             fetching.countDown();
             // A fetch that ignores interrupts, as a slow user's HTTP client might.
