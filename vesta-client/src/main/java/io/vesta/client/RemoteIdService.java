@@ -42,7 +42,10 @@ import java.util.regex.Pattern;
  * step does: it starts at {@code prefetch}; a batch used up within {@code batchLifetime} (1 s), or before the next one
  * arrived, doubles the next request up to {@code maxPrefetch} (100,000), and one that lasted more than twice as long
  * halves it back down to {@code prefetch}. A busy client so keeps its server's generator busy with no tuning, and a
- * quiet one keeps few IDs in memory (and loses few when it stops).
+ * quiet one keeps few IDs in memory (and loses few when it stops). While callers wait, the next request goes out as
+ * soon as the server has answered the current one with its headers (it has reserved the whole batch by then), so
+ * the server reserves the next batch while the current one travels; batches are used in the order they were asked
+ * for.
  *
  * <p><b>Failover.</b> Each fetch is a round over the servers, starting one further along the list than the
  * previous round so that load spreads and a restarted server is back in the rotation at once. A server that
