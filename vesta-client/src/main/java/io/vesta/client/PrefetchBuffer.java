@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -74,6 +76,8 @@ final class PrefetchBuffer implements AutoCloseable {
     private long nextToDeliver;
     /** Results of rounds that ended before an earlier round, by number; a null round threw. */
     private final TreeMap<Long, ServerRotation.Round> endedEarly = new TreeMap<>();
+    /** Rounds started by {@link #reserved}, by number, until they are delivered. */
+    private final Set<Long> overlapping = new HashSet<>();
     /** Callers waiting for a round to end. */
     private int waiting;
     private List<ServerFailure> failure;
@@ -354,6 +358,7 @@ final class PrefetchBuffer implements AutoCloseable {
         try {
             if (!closed && waiting > 0 && inFlight < MAX_ROUNDS && number == roundsStarted - 1 && ready.isEmpty()
                     && failure == null) {
+                overlapping.add(roundsStarted);
                 startRound();
             }
         } finally {
@@ -369,7 +374,8 @@ final class PrefetchBuffer implements AutoCloseable {
             endedEarly.put(number, round);
             // Deliver in the order the rounds started: a round that ended before an earlier one waits for it.
             while (endedEarly.containsKey(nextToDeliver)) {
-                deliver(endedEarly.remove(nextToDeliver++));
+                boolean overlapped = overlapping.remove(nextToDeliver);
+                deliver(endedEarly.remove(nextToDeliver++), overlapped);
             }
             roundEnded.signalAll();
         } finally {
@@ -377,14 +383,20 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
-    /** Call with the lock held. */
-    private void deliver(ServerRotation.Round round) {
+    /**
+     * Call with the lock held.
+     * @param overlapped whether the round was started while the one before it was under way ({@link #reserved}): if
+     *        that one failed too, its failures stand, since they are why this one found its servers backing off
+     */
+    private void deliver(ServerRotation.Round round, boolean overlapped) {
         if (round != null && round.ids() != null) {
             batchesFetched.increment();
             ready.add(new Batch(round.ids(), refillThreshold));
             failure = null;
         } else if (!closed) {
-            failure = round != null ? round.failures() : List.of();
+            if (!(overlapped && failure != null)) {
+                failure = round != null ? round.failures() : List.of();
+            }
             long now = System.nanoTime();
             retryAtNanos = rotation.retryAtNanos(now);
             try {

@@ -149,6 +149,45 @@ class PrefetchBufferTest {
         assertThat(ids).containsExactly(LongStream.rangeClosed(1, 20).toArray());
     }
 
+    /**
+     * The round started while the first was under way fails too (in real life: its server is backing off after the
+     * first round's failure): the caller learns the first round's error, which is the cause.
+     */
+    @Test
+    void whenAnOverlappingRoundFailsAfterTheRoundBeforeItTheCallerLearnsTheFirstError() throws Exception {
+        List<IdServer> two = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 5000 * MS, 5000 * MS),
+                new IdServer(URI.create("http://10.0.0.2:8080"), 5000 * MS, 5000 * MS));
+        CountDownLatch callerWaiting = new CountDownLatch(1);
+        CountDownLatch secondFailed = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(two, Throwable::getMessage),
+                (server, count, onReserved) -> {
+                    int call = calls.incrementAndGet();
+                    if (call == 1) {
+                        callerWaiting.await(5, TimeUnit.SECONDS);
+                        onReserved.run();
+                        secondFailed.await(5, TimeUnit.SECONDS);
+                        throw new IOException("the first batch was invalid");
+                    }
+                    secondFailed.countDown();
+                    throw new IOException("another failure");
+                }, Duration.ofSeconds(5), null, System::nanoTime);
+        buffers.add(buffer);
+        Thread release = new Thread(() -> {
+            try {
+                Thread.sleep(100); // the caller below is waiting by then
+            } catch (InterruptedException e) {
+                return;
+            }
+            callerWaiting.countDown();
+        });
+        release.start();
+
+        assertThatThrownBy(buffer::nextId).isInstanceOf(ServersUnavailableException.class)
+                .hasMessageContaining("the first batch was invalid");
+        assertThat(secondFailed.getCount()).as("the overlapping round ran").isZero();
+    }
+
     @Test
     void theNextBatchIsFetchedOnceTheThresholdIsUsed() throws Exception {
         PrefetchBuffer buffer = buffer(10, 0.5, null);
