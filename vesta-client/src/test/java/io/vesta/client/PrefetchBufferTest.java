@@ -57,6 +57,20 @@ class PrefetchBufferTest {
         return buffer;
     }
 
+    /** Counts {@code latch} down 100 ms from now, when the caller the test starts next is waiting for a batch. */
+    private static void releaseOnceTheCallerWaits(CountDownLatch latch) {
+        Thread release = new Thread(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            latch.countDown();
+        });
+        release.setDaemon(true);
+        release.start();
+    }
+
     /** Batches of one size: the minimum is the maximum. */
     private static BatchSizer fixed(int size) {
         return new BatchSizer(size, size, Duration.ofSeconds(1));
@@ -130,15 +144,7 @@ class PrefetchBufferTest {
             return LongStream.range(first, first + count).toArray();
         }, Duration.ofSeconds(5), null, System::nanoTime);
         buffers.add(buffer);
-        Thread release = new Thread(() -> {
-            try {
-                Thread.sleep(100); // the caller below is waiting by then
-            } catch (InterruptedException e) {
-                return;
-            }
-            callerWaiting.countDown();
-        });
-        release.start();
+        releaseOnceTheCallerWaits(callerWaiting);
 
         long[] ids = new long[20];
         for (int i = 0; i < ids.length; i++) {
@@ -173,15 +179,7 @@ class PrefetchBufferTest {
                     throw new IOException("another failure");
                 }, Duration.ofSeconds(5), null, System::nanoTime);
         buffers.add(buffer);
-        Thread release = new Thread(() -> {
-            try {
-                Thread.sleep(100); // the caller below is waiting by then
-            } catch (InterruptedException e) {
-                return;
-            }
-            callerWaiting.countDown();
-        });
-        release.start();
+        releaseOnceTheCallerWaits(callerWaiting);
 
         assertThatThrownBy(buffer::nextId).isInstanceOf(ServersUnavailableException.class)
                 .hasMessageContaining("the first batch was invalid");
