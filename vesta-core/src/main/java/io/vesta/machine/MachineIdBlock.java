@@ -38,11 +38,6 @@ public record MachineIdBlock(long first, int size) {
         return first + size - 1;
     }
 
-    /** Whether {@code machineId} is one of the block's. */
-    public boolean contains(long machineId) {
-        return machineId >= first && machineId <= last();
-    }
-
     /** {@code log2(size)}: how many low bits of a generator's counter pick the machine ID in the block. */
     public int bits() {
         return Integer.numberOfTrailingZeros(size);

@@ -64,10 +64,7 @@ public record MachineIdRange(long min, long max) {
      * @throws MachineIdOutOfRangeException naming {@code setting}, the value and the range
      */
     public long check(String setting, long machineId) {
-        if (!contains(machineId)) {
-            throw new MachineIdOutOfRangeException(setting, machineId, this);
-        }
-        return machineId;
+        return checkBlock(setting, machineId, 1);
     }
 
     /** Whether {@code size} is a block size: a power of two in [1, {@link #MAX_BLOCK_SIZE}]. */

@@ -26,13 +26,11 @@ public final class TimeSeqGenerator {
     private final Timeline timeline;
     private final Sequencer sequencer;
     private final MachineIdBlock block;
-    private final long maxSlot;
 
     private TimeSeqGenerator(Timeline timeline, SequencerStrategy strategy, MachineIdBlock block) {
         this.timeline = timeline;
         this.block = block;
         this.sequencer = strategy.create(timeline, block.bits());
-        this.maxSlot = ((timeline.layout().maxSeq() + 1) << block.bits()) - 1;
     }
 
     /**
@@ -70,6 +68,7 @@ public final class TimeSeqGenerator {
 
     /** How many slots {@link #reserve(int)} granted when it returned {@code packedStart}. */
     public int granted(long packedStart, int count) {
+        long maxSlot = sequencer.maxSlot;
         return (int) Math.min(count, maxSlot - (packedStart & maxSlot) + 1);
     }
 

@@ -264,8 +264,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
             long now = timeSource.currentTimeMillis();
             List<Row> rows = readRange(connection, range);
             for (Row row : rows) {
-                if (row.owner.equals(owner) && range.blockIndex(row.machineId, blockSize) < blocks) {
-                    long index = range.blockIndex(row.machineId, blockSize);
+                long index = range.blockIndex(row.machineId, blockSize);
+                if (row.owner.equals(owner) && index < blocks) {
                     Row[] block = blockRows(rows, range, index, blockSize);
                     if (!takeable(block, now, true)) {
                         continue; // another node holds part of the block this owner's row lies in
