@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A bounded load harness for the central server: starts {@code vesta-sample-server.jar} in its own JVM on
+ * A bounded load harness for the central server: starts {@code vesta-server.jar} in its own JVM on
  * 127.0.0.1 and measures, from this JVM on the same machine,
  * <ul>
  *   <li>REST {@code GET /vesta/genid}: requests per second and p50/p99 latency at several concurrency levels, over
@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Not a unit test and not JMH: every phase has a fixed duration (about three minutes in all).
  * <pre>
  * java -cp vesta-benchmarks/target/benchmarks.jar io.vesta.benchmarks.ServerLoadHarness \
- *     vesta-samples/vesta-sample-server/target/vesta-sample-server.jar [--seconds=5] [--rest-only] [--client-only] \
+ *     vesta-server/target/vesta-server.jar [--seconds=5] [--rest-only] [--client-only] \
  *     [--server-arg=--server.tomcat.threads.max=8 ...]
  * </pre>
  */
@@ -81,7 +81,7 @@ public final class ServerLoadHarness {
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || !Files.isRegularFile(Path.of(args[0]))) {
             System.err.println("usage: java -cp benchmarks.jar io.vesta.benchmarks.ServerLoadHarness"
-                    + " vesta-samples/vesta-sample-server/target/vesta-sample-server.jar [--seconds=5]");
+                    + " vesta-server/target/vesta-server.jar [--seconds=5]");
             System.exit(2);
         }
         int seconds = 5;
@@ -253,17 +253,17 @@ public final class ServerLoadHarness {
         }
     }
 
-    /** The sample server in a JVM of its own on 127.0.0.1 and a free port; destroyed on close. */
+    /** The server in a JVM of its own on 127.0.0.1 and a free port; destroyed on close. */
     private static final class Server implements AutoCloseable {
 
         final Process process;
         final int port;
-        final Path timeStore;
+        final Path dataDir;
 
-        private Server(Process process, int port, Path timeStore) {
+        private Server(Process process, int port, Path dataDir) {
             this.process = process;
             this.port = port;
-            this.timeStore = timeStore;
+            this.dataDir = dataDir;
         }
 
         static Server start(Path jar, IdType type, List<String> extraArgs) throws Exception {
@@ -271,17 +271,16 @@ public final class ServerLoadHarness {
             try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 port = socket.getLocalPort();
             }
-            Path timeStore = Files.createTempFile("vesta-harness", ".time");
-            Files.delete(timeStore);
+            Path dataDir = Files.createTempDirectory("vesta-harness");
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1",
                     "--vesta.type=" + type.name().toLowerCase(Locale.ROOT).replace('_', '-'),
-                    "--vesta.time-store.file=" + timeStore, "--logging.level.root=warn", "--spring.main.banner-mode=off"));
+                    "--vesta.server.data-dir=" + dataDir, "--logging.level.root=warn", "--spring.main.banner-mode=off"));
             command.addAll(extraArgs);
             System.out.println("Starting the server: " + String.join(" ", command));
             Process process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
-            Server server = new Server(process, port, timeStore);
+            Server server = new Server(process, port, dataDir);
             HttpClient http = HttpClient.newHttpClient();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (true) {
@@ -311,7 +310,7 @@ public final class ServerLoadHarness {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-            Files.deleteIfExists(timeStore);
+            DirectoryTrees.delete(dataDir);
         }
     }
 

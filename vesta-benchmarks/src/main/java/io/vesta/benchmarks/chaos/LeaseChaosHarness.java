@@ -1,5 +1,6 @@
 package io.vesta.benchmarks.chaos;
 
+import io.vesta.benchmarks.DirectoryTrees;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -324,7 +324,7 @@ public final class LeaseChaosHarness {
             boolean passed = result.passed();
             out.println("  verdict              " + (passed ? "PASS" : "FAIL") + (passed && !options.keep() ? "" : " (files kept in " + dir + ")"));
             if (passed && !options.keep()) {
-                delete(dir);
+                DirectoryTrees.delete(dir);
             } else {
                 Files.write(dir.resolve("events.txt"), events);
             }
@@ -538,14 +538,6 @@ public final class LeaseChaosHarness {
                 text.append(text.length() == 0 ? "" : ", ").append(entry.getKey()).append(' ').append(entry.getValue());
             }
             return text.length() == 0 ? "none" : text.toString();
-        }
-
-        private static void delete(Path dir) throws IOException {
-            try (Stream<Path> walk = Files.walk(dir)) {
-                for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(path);
-                }
-            }
         }
     }
 }

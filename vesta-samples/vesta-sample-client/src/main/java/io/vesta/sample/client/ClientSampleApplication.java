@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * Takes a few IDs from the central server of {@code vesta.client.servers} through the injected {@link IdService}
  * and decodes each: the machine ID is the server's, genMethod 1. {@code --count=N} takes N. Start
- * vesta-sample-server first.
+ * vesta-server first.
  */
 @SpringBootApplication
 public class ClientSampleApplication {

@@ -12,7 +12,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The sample client against a central server started in the test on 127.0.0.1, as vesta-sample-server runs it. */
+/** The sample client against a central server started in the test on 127.0.0.1, standing in for vesta-server. */
 @ExtendWith(OutputCaptureExtension.class)
 class ClientSampleApplicationTests {
 
