@@ -114,8 +114,12 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.refillThreshold = builder.refillThreshold;
         this.timeout = builder.timeout;
         this.fallback = builder.fallback;
+        Map<String, String> headers = new LinkedHashMap<>(builder.headers);
+        if (builder.token != null) {
+            headers.put("Authorization", "Bearer " + builder.token);
+        }
         this.transport = new HttpTransport(builder.httpClient, builder.sslContext, builder.sslParameters,
-                Map.copyOf(builder.headers), timeout);
+                Map.copyOf(headers), timeout);
         this.validator = new BatchValidator(type, codec, serverRange);
         this.rotation = new ServerRotation(servers, transport::describe);
         this.buffer = new PrefetchBuffer(new BatchSizer(prefetch, maxPrefetch, batchLifetime), refillThreshold, rotation,
@@ -378,6 +382,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private SSLContext sslContext;
         private SSLParameters sslParameters;
         private final Map<String, String> headers = new LinkedHashMap<>();
+        private String token;
 
         private Builder() {
         }
@@ -514,6 +519,16 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             return this;
         }
 
+        /**
+         * The bearer token of servers that require one ({@code vesta.server.tokens}): sent as
+         * {@code Authorization: Bearer token} with every request, and never shown in an error or a log line. Send it
+         * over {@code https} ({@link #ssl}) outside a trusted network.
+         */
+        public Builder token(String token) {
+            this.token = token;
+            return this;
+        }
+
         /** {@link #header} for each entry. */
         public Builder headers(Map<String, String> headers) {
             headers.forEach(this::header);
@@ -552,6 +567,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             InvalidSettingException.requireInRange(settingPrefix + "backoff.max", maxBackoff, initialBackoff, MAX_BACKOFF);
             checkFallback();
             checkHeaders();
+            checkToken();
             if (httpClient != null && sslContext != null) {
                 throw new InvalidSettingException(settingPrefix + "ssl", "an SSLContext",
                         "no SSL settings when an HttpClient of your own is given: configure TLS on that client",
@@ -614,6 +630,22 @@ public final class RemoteIdService implements IdService, AutoCloseable {
                     throw new InvalidSettingException(setting, value, "a header value on one line",
                             value == null ? "is required" : "has a line break");
                 }
+            }
+        }
+
+        private void checkToken() {
+            if (token == null) {
+                return;
+            }
+            if (token.isEmpty() || token.length() > 1024 || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                throw new InvalidSettingException(settingPrefix + "token", "(not shown)",
+                        "1 to 1024 visible ASCII characters without spaces: one of the servers' vesta.server.tokens",
+                        "is not a usable token: it has " + token.length() + " characters");
+            }
+            if (headers.keySet().stream().anyMatch(name -> name.equalsIgnoreCase("Authorization"))) {
+                throw new InvalidSettingException(settingPrefix + "headers.Authorization", "(not shown)",
+                        "no Authorization header together with " + settingPrefix + "token, which sends one",
+                        "would be sent twice");
             }
         }
 

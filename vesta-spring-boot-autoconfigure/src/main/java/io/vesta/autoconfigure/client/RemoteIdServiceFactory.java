@@ -57,7 +57,8 @@ final class RemoteIdServiceFactory {
                 .refillThreshold(client.getRefillThreshold())
                 .timeout(client.getTimeout())
                 .backoff(client.getBackoff().getInitial(), client.getBackoff().getMax())
-                .headers(client.getHeaders());
+                .headers(client.getHeaders())
+                .token(client.getToken());
         if (client.getSsl().getBundle() != null) {
             SslBundle bundle = sslBundle(sslBundles, client.getSsl().getBundle());
             builder.ssl(bundle.createSslContext(), sslParameters(bundle.getOptions()));

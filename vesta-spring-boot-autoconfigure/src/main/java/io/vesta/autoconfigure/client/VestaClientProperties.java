@@ -35,6 +35,9 @@ public class VestaClientProperties {
 
     private final Ssl ssl = new Ssl();
 
+    /** Bearer token sent to the servers as Authorization: Bearer, one of their vesta.server.tokens; never logged. Use https (vesta.client.ssl.bundle) outside a trusted network. */
+    private String token;
+
     /** Headers sent with every request to the servers, such as an Authorization token a gateway in front of them asks for; not Host, Connection, Content-Length, Expect, Upgrade or Accept, which the client sets itself. */
     private Map<String, String> headers = new LinkedHashMap<>();
 
@@ -95,6 +98,14 @@ public class VestaClientProperties {
 
     public Ssl getSsl() {
         return ssl;
+    }
+
+    public String getToken() {
+        return token;
+    }
+
+    public void setToken(String token) {
+        this.token = token;
     }
 
     public Map<String, String> getHeaders() {

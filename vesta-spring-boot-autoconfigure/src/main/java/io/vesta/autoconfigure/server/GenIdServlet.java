@@ -12,10 +12,7 @@ import org.springframework.http.ProblemDetail;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * {@code GET /vesta/genid}: the next REST ID, {@code {"id":N,"idString":"N"}}, from a plain servlet mapped to
@@ -69,29 +66,7 @@ final class GenIdServlet extends HttpServlet {
 
     private void writeProblem(HttpServletRequest request, HttpServletResponse response, ProblemDetail problem)
             throws IOException {
-        problem.setInstance(URI.create(request.getRequestURI()));
-        write(response, problem.getStatus(), "application/problem+json",
-                jsonMapper.getIfAvailable(JsonMapper::shared).writeValueAsBytes(members(problem)));
-    }
-
-    /**
-     * The problem's members as Spring MVC writes them for the controllers ({@link VestaServerExceptionHandler}):
-     * its own properties beside the standard ones, not nested, and no {@code type} while it is about:blank.
-     */
-    static Map<String, Object> members(ProblemDetail problem) {
-        Map<String, Object> members = new LinkedHashMap<>();
-        URI type = problem.getType();
-        if (type != null && !"about:blank".equals(type.toString())) {
-            members.put("type", type.toString());
-        }
-        members.put("title", problem.getTitle());
-        members.put("status", problem.getStatus());
-        members.put("detail", problem.getDetail());
-        members.put("instance", problem.getInstance() == null ? null : problem.getInstance().toString());
-        if (problem.getProperties() != null) {
-            members.putAll(problem.getProperties());
-        }
-        return members;
+        ProblemResponses.write(request, response, problem, jsonMapper.getIfAvailable(JsonMapper::shared));
     }
 
     private static void write(HttpServletResponse response, int status, String contentType, byte[] body) throws IOException {

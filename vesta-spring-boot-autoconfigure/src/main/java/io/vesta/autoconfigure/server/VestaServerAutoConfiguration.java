@@ -17,7 +17,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.core.Ordered;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -46,6 +48,36 @@ public final class VestaServerAutoConfiguration {
     @ConditionalOnMissingBean
     VestaServerExceptionHandler vestaServerExceptionHandler() {
         return new VestaServerExceptionHandler();
+    }
+
+    /**
+     * The bearer tokens in front of /vesta/**; without tokens configured it lets everything through. Refuses an
+     * operator's endpoint that is enabled without admin tokens, which would leave it open to anyone.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "vestaServerTokenFilter")
+    @ConditionalOnClass(JsonMapper.class)
+    FilterRegistrationBean<ServerTokenFilter> vestaServerTokenFilter(VestaServerProperties server,
+            ObjectProvider<JsonMapper> jsonMapper) {
+        ServerTokenFilter filter = new ServerTokenFilter(server.getTokens(), server.getAdminTokens(),
+                () -> jsonMapper.getIfAvailable(JsonMapper::shared));
+        requireProtected("vesta.server.make-id-enabled", server.isMakeIdEnabled(), filter,
+                "POST /vesta/makeid, which builds IDs from any fields,");
+        requireProtected("vesta.server.lease-admin-enabled", server.isLeaseAdminEnabled(), filter,
+                "DELETE /vesta/admin/leases/{machineId}, which ends machine-ID leases,");
+        FilterRegistrationBean<ServerTokenFilter> registration = new FilterRegistrationBean<>(filter);
+        registration.setName("vestaServerTokenFilter");
+        registration.addUrlPatterns("/vesta/*");
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 50);
+        return registration;
+    }
+
+    private static void requireProtected(String property, boolean enabled, ServerTokenFilter filter, String endpoint) {
+        if (enabled && !filter.adminProtected()) {
+            throw new InvalidSettingException(property, true, "false, or true together with vesta.server.admin-tokens",
+                    "would leave " + endpoint + " open to anyone who can reach the server: vesta.server.admin-tokens is"
+                            + " not set");
+        }
     }
 
     /** The IDs of a central server, unless {@code vesta.server.ids-enabled=false} makes it a server of segments only. */

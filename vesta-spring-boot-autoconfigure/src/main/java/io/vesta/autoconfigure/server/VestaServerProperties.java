@@ -2,6 +2,9 @@ package io.vesta.autoconfigure.server;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** Configuration of a central Vesta server: {@code vesta.server.*}. */
 @ConfigurationProperties("vesta.server")
 public class VestaServerProperties {
@@ -14,6 +17,15 @@ public class VestaServerProperties {
 
     /** Whether POST /vesta/makeid builds IDs from given fields. Off by default: making IDs by hand is an operator's act (repairs, backfills), not an application's. */
     private boolean makeIdEnabled = false;
+
+    /** Whether DELETE /vesta/admin/leases/{machineId} may end a machine-ID lease (db and zookeeper strategies). Off by default; needs vesta.server.admin-tokens. */
+    private boolean leaseAdminEnabled = false;
+
+    /** Bearer tokens that may call the ID, segment and read-only endpoints under /vesta/. Unset, together with admin-tokens: those endpoints are open to anyone who can reach the server (a trusted network). Each 16 to 1024 visible ASCII characters. */
+    private List<String> tokens = new ArrayList<>();
+
+    /** Bearer tokens that may also call the operator's endpoints: POST /vesta/makeid and changes under /vesta/admin/. Required by make-id-enabled and lease-admin-enabled. Each 16 to 1024 visible ASCII characters. */
+    private List<String> adminTokens = new ArrayList<>();
 
     public boolean isEnabled() {
         return enabled;
@@ -37,5 +49,37 @@ public class VestaServerProperties {
 
     public void setMakeIdEnabled(boolean makeIdEnabled) {
         this.makeIdEnabled = makeIdEnabled;
+    }
+
+    public boolean isLeaseAdminEnabled() {
+        return leaseAdminEnabled;
+    }
+
+    public void setLeaseAdminEnabled(boolean leaseAdminEnabled) {
+        this.leaseAdminEnabled = leaseAdminEnabled;
+    }
+
+    public List<String> getTokens() {
+        return tokens;
+    }
+
+    public void setTokens(List<String> tokens) {
+        this.tokens = tokens;
+    }
+
+    public List<String> getAdminTokens() {
+        return adminTokens;
+    }
+
+    public void setAdminTokens(List<String> adminTokens) {
+        this.adminTokens = adminTokens;
+    }
+
+    @Override
+    public String toString() {
+        // Never the tokens themselves.
+        return "VestaServerProperties[enabled=" + enabled + ", idsEnabled=" + idsEnabled + ", makeIdEnabled=" + makeIdEnabled
+                + ", leaseAdminEnabled=" + leaseAdminEnabled + ", tokens=" + tokens.size() + ", adminTokens="
+                + adminTokens.size() + "]";
     }
 }

@@ -74,8 +74,8 @@ class ClientTlsAndHeadersTests {
         return context;
     }
 
-    private String httpsServer() {
-        ConfigurableApplicationContext server = start(new SpringApplicationBuilder(App.class).properties(
+    private String httpsServer(String... properties) {
+        ConfigurableApplicationContext server = start(new SpringApplicationBuilder(App.class).properties(properties).properties(
                 "vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.time-store.enabled=false",
                 "server.address=127.0.0.1", "server.port=0", "server.ssl.bundle=server",
                 "spring.ssl.bundle.jks.server.keystore.location=file:" + keys.resolve("server.p12"),
@@ -102,6 +102,34 @@ class ClientTlsAndHeadersTests {
         long id = client.genId();
 
         assertThat(new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine()).isEqualTo(924);
+    }
+
+    @Test
+    void theClientSendsItsTokenToAnHttpsServerThatRequiresOne() {
+        String token = "tls-client-token-5e0b1f2a9c";
+        String server = httpsServer("vesta.server.tokens=" + token);
+        String[] trust = { "vesta.client.ssl.bundle=servers",
+                "spring.ssl.bundle.pem.servers.truststore.certificate=file:" + keys.resolve("server.pem") };
+
+        RemoteIdService withToken = start(client(server, trust).properties("vesta.client.token=" + token))
+                .getBean(RemoteIdService.class);
+        assertThat(new IdCodec(IdCodec.DEFAULT_EPOCH).expId(withToken.genId()).machine()).isEqualTo(924);
+
+        RemoteIdService without = start(client(server, trust)).getBean(RemoteIdService.class);
+        assertThatThrownBy(without::genId).isInstanceOfSatisfying(ServersUnavailableException.class,
+                e -> assertThat(e.failures()).singleElement().satisfies(failure -> assertThat(failure.error())
+                        .contains("401").doesNotContain(token)));
+        assertThat(withToken.toString()).doesNotContain(token);
+    }
+
+    @Test
+    void aTokenTogetherWithAnAuthorizationHeaderFailsStartUpWithoutShowingEither() {
+        assertThatException().isThrownBy(() -> start(client("http://127.0.0.1:1", "vesta.client.token=tok-1234567890",
+                "vesta.client.headers[Authorization]=Bearer other-secret")))
+                .havingRootCause().isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                    assertThat(e.setting()).isEqualTo("vesta.client.headers.Authorization");
+                    assertThat(e.getMessage()).doesNotContain("tok-1234567890").doesNotContain("other-secret");
+                });
     }
 
     @Test

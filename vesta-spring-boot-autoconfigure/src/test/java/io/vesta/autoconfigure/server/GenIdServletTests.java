@@ -68,7 +68,7 @@ class GenIdServletTests {
         problem.setProperty("reason", "clock-moved-backwards");
         problem.setProperty("behindMillis", 1500L);
 
-        JsonNode body = JSON.readTree(JSON.writeValueAsString(GenIdServlet.members(problem)));
+        JsonNode body = JSON.readTree(JSON.writeValueAsString(ProblemResponses.members(problem)));
         assertThat(body.propertyNames()).containsExactly("title", "status", "detail", "instance", "reason", "behindMillis");
         assertThat(body.get("title").asString()).isEqualTo("IDs cannot be issued: \"the\" clock");
         assertThat(body.get("status").asInt()).isEqualTo(503);
@@ -81,9 +81,9 @@ class GenIdServletTests {
     @Test
     void problemNamesItsTypeOnlyWhenItIsNotAboutBlank() {
         ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.SERVICE_UNAVAILABLE);
-        assertThat(GenIdServlet.members(problem)).doesNotContainKey("type");
+        assertThat(ProblemResponses.members(problem)).doesNotContainKey("type");
         problem.setType(URI.create("https://vesta.io/problems/clock"));
-        assertThat(GenIdServlet.members(problem)).containsEntry("type", "https://vesta.io/problems/clock");
-        assertThat(List.copyOf(GenIdServlet.members(problem).keySet())).startsWith("type", "title", "status");
+        assertThat(ProblemResponses.members(problem)).containsEntry("type", "https://vesta.io/problems/clock");
+        assertThat(List.copyOf(ProblemResponses.members(problem).keySet())).startsWith("type", "title", "status");
     }
 }

@@ -19,9 +19,25 @@ final class Http {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
+    private final String token;
 
     Http(int port) {
+        this(port, null);
+    }
+
+    /** Every request with {@code Authorization: Bearer token}; none with a null token. */
+    Http(int port, String token) {
         this.base = "http://127.0.0.1:" + port;
+        this.token = token;
+    }
+
+    /** The same server with another token. */
+    Http withToken(String token) {
+        return new Http(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), token);
+    }
+
+    HttpResponse<String> delete(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE(), HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> get(String path) {
@@ -45,6 +61,9 @@ final class Http {
 
     private <T> HttpResponse<T> send(HttpRequest.Builder request, HttpResponse.BodyHandler<T> body) {
         try {
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
             return client.send(request.timeout(Duration.ofSeconds(30)).build(), body);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -109,7 +109,8 @@ class VestaServerAutoConfigurationTests {
 
     @Test
     void makeIdIsServedOnlyWhenEnabled() {
-        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.server.make-id-enabled=true")
+        runner.withPropertyValues("vesta.server.enabled=true", "vesta.machine-id.value=924", "vesta.server.make-id-enabled=true",
+                "vesta.server.admin-tokens=an-admin-token-of-some-length")
                 .run(context -> assertThat(context).hasSingleBean(VestaMakeIdController.class));
     }
 

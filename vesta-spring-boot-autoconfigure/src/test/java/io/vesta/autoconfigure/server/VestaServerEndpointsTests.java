@@ -33,11 +33,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Every endpoint of a central server over real HTTP, good input and bad, and the 503s. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "vesta.server.enabled=true", "vesta.server.make-id-enabled=true", "server.address=127.0.0.1",
+        "vesta.server.admin-tokens=" + VestaServerEndpointsTests.ADMIN_TOKEN,
         "spring.main.banner-mode=off",
         // The test's clock writes marks at its own times: none are kept in the directory other tests share.
         "vesta.time-store.enabled=false" })
 class VestaServerEndpointsTests {
 
+    static final String ADMIN_TOKEN = "endpoints-test-admin-token-0123456789";
     static final Instant START = Instant.parse("2026-06-01T12:00:00.250Z");
     static final long MACHINE = 1000;
     static final IdCodec CODEC = new IdCodec(IdCodec.DEFAULT_EPOCH);
@@ -58,7 +60,7 @@ class VestaServerEndpointsTests {
 
     @BeforeEach
     void connect() {
-        http = new Http(port);
+        http = new Http(port, ADMIN_TOKEN);
     }
 
     private static void assertProblem(HttpResponse<String> response, int status, String parameter, String detail) {
