@@ -1,5 +1,6 @@
 package io.vesta.machine;
 
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -50,6 +51,14 @@ public interface MachineIdProvider extends AutoCloseable {
      */
     default OptionalLong notBefore() {
         return OptionalLong.empty();
+    }
+
+    /**
+     * The shared store's leases, for an operator to list and end ({@link MachineIdLeases}); empty for a provider
+     * without one (the property and IP-list strategies). The default has none.
+     */
+    default Optional<MachineIdLeases> leases() {
+        return Optional.empty();
     }
 
     /**

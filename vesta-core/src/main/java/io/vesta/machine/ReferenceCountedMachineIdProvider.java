@@ -1,5 +1,6 @@
 package io.vesta.machine;
 
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -71,6 +72,11 @@ public final class ReferenceCountedMachineIdProvider implements MachineIdProvide
     }
 
     /** Counts one user out; the last one closes the real provider, which releases the machine ID. */
+    @Override
+    public Optional<MachineIdLeases> leases() {
+        return provider.leases();
+    }
+
     @Override
     public synchronized void close() {
         if (++closes == users) {

@@ -6,6 +6,7 @@ import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
+import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -110,6 +112,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      */
     private final ReentrantLock database = new ReentrantLock();
 
+    private final DbMachineIdLeases leases;
     private final String selectRange;
     private final String selectOne;
     private final String insert;
@@ -139,6 +142,10 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         this.timeSource = builder.timeSource;
         this.queryTimeoutSeconds = (int) Math.max(1, (leaseMillis + 999) / 1000);
         this.lifecycle = new LeaseLifecycle(owner, table, "heartbeat", timeSource, LOG);
+        this.leases = new DbMachineIdLeases(dataSource, table, timeSource, queryTimeoutSeconds, id -> {
+            MachineIdBlock held = block;
+            return held != null && id >= held.first() && id <= held.last() && !lifecycle.isClosed() && !lifecycle.isLost();
+        });
         String columns = "machine_id, owner, lease_expiry, high_water, generation";
         this.selectRange = "SELECT " + columns + " FROM " + table + " WHERE machine_id >= ? AND machine_id <= ? ORDER BY machine_id";
         this.selectOne = "SELECT " + columns + " FROM " + table + " WHERE machine_id = ?";
@@ -551,6 +558,13 @@ public final class DbMachineIdProvider implements MachineIdProvider {
             if (row == null) {
                 return which + " in table " + table + " was deleted";
             }
+            // Same owner, moved on, and no longer live: not a restart of ours (that would hold a live lease) but a
+            // lease ended from outside.
+            if (row.generation != generation && row.owner.equals(owner) && row.leaseExpiry <= timeSource.currentTimeMillis()) {
+                return "its lease on " + (held.size() == 1 ? "it" : which) + " in table " + table + " was ended by another"
+                        + " process (generation " + row.generation + ", this node held generation " + generation
+                        + "): an operator's release (DELETE /vesta/admin/leases) or another process of owner '" + owner + "'";
+            }
             if (row.generation != generation) {
                 return "table " + table + " shows " + (held.size() == 1 ? "it" : which) + " taken over by owner '" + row.owner
                         + "' (generation " + row.generation + ", this node held generation " + generation
@@ -689,6 +703,12 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     @Override
     public MachineIdLease lease() {
         return lifecycle.lease();
+    }
+
+    /** The table's leases, for an operator: every row of a range, and ending a dead holder's lease. */
+    @Override
+    public Optional<MachineIdLeases> leases() {
+        return Optional.of(leases);
     }
 
     @Override

@@ -1,6 +1,9 @@
 package io.vesta.machine.db;
 
 import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.MachineIdLeases;
+import io.vesta.machine.MachineIdLeaseInfo;
+import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
@@ -672,6 +675,98 @@ abstract class DbMachineIdProviderContract {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    @Test
+    void theLeaseListShowsEveryMachineIdOfTheRangeWithItsHolder() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        DbMachineIdProvider a = provider(pooled(2), "node-a", clock);
+        DbMachineIdProvider b = provider(pooled(2), "node-b", clock);
+        MachineIdRange range = new MachineIdRange(10, 17);
+        assertThat(a.acquire(range, 4)).isEqualTo(10);
+        assertThat(b.acquire(range)).isEqualTo(14);
+        b.close();
+
+        List<MachineIdLeaseInfo> leases = a.leases().orElseThrow().list(range);
+
+        assertThat(leases).extracting(MachineIdLeaseInfo::machineId).containsExactly(10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L);
+        assertThat(leases.subList(0, 4)).allSatisfy(lease -> {
+            assertThat(lease.state()).isEqualTo(MachineIdLeaseInfo.State.LIVE);
+            assertThat(lease.owner()).isEqualTo("node-a");
+            assertThat(lease.self()).isTrue();
+            assertThat(lease.leaseExpiry()).isEqualTo(T0.plusSeconds(60));
+            assertThat(lease.highWater()).isEqualTo(T0.plusSeconds(60));
+        });
+        assertThat(leases.get(4)).satisfies(lease -> {
+            assertThat(lease.state()).as("released by its clean close").isEqualTo(MachineIdLeaseInfo.State.EXPIRED);
+            assertThat(lease.owner()).isEqualTo("node-b");
+            assertThat(lease.self()).isFalse();
+        });
+        assertThat(leases.subList(5, 8)).allSatisfy(lease -> {
+            assertThat(lease.state()).isEqualTo(MachineIdLeaseInfo.State.FREE);
+            assertThat(lease.owner()).isNull();
+        });
+        assertThat(b.leases().orElseThrow().list(range).get(0).self()).as("seen from another provider").isFalse();
+    }
+
+    @Test
+    void aLiveLeaseIsEndedOnlyByForceAndTheNextHolderStartsAfterEverythingTheFormerCouldIssue() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        DbMachineIdProvider providerA = provider(pooled(2), "node-a", clockA);
+        EmbeddedIdService a = blockService(providerA, clockA, 2);
+        assertThat(a.machineIdBlock()).hasToString("0-1");
+        clockA.advance(Duration.ofSeconds(20));
+        assertThat(providerA.heartbeat()).isTrue();
+        long highWater = clockA.now().plusSeconds(60).toEpochMilli();
+        long lastOfA = a.genId();
+
+        ManualTimeSource adminClock = new ManualTimeSource(clockA.now());
+        MachineIdLeases admin = provider(pooled(1), "admin", adminClock).leases().orElseThrow();
+        assertThatThrownBy(() -> admin.release(1, false)).isInstanceOfSatisfying(LeaseChangeRefusedException.class, e -> {
+            assertThat(e.reason()).isEqualTo("live");
+            assertThat(e.getMessage()).contains("owner 'node-a'").contains("is live until " + Instant.ofEpochMilli(highWater));
+        });
+        assertThatThrownBy(() -> providerA.leases().orElseThrow().release(0, true))
+                .isInstanceOfSatisfying(LeaseChangeRefusedException.class, e -> assertThat(e.reason()).isEqualTo("own"));
+        assertThatThrownBy(() -> admin.release(5, true)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no lease on machine ID 5");
+
+        MachineIdLeases.Released released = admin.release(1, true);
+
+        assertThat(released.ended()).isTrue();
+        assertThat(released.detail()).contains("and the other 1 machine IDs of its block");
+        assertThat(released.before().generation()).isEqualTo(released.after().generation() - 1);
+        for (long id = 0; id <= 1; id++) {
+            assertThat(rowValue(id, "lease_expiry")).isEqualTo(adminClock.now().toEpochMilli());
+            assertThat(rowValue(id, "high_water")).as("kept").isEqualTo(highWater);
+        }
+        // The former holder issues on up to its confirmed lease, then its renewal fails and it stops for good.
+        assertThat(a.genId()).isGreaterThan(lastOfA);
+        assertThat(providerA.heartbeat()).isFalse();
+        assertThat(providerA.lease().lostReason()).contains("was ended by another process").contains("DELETE /vesta/admin/leases");
+        assertThat(providerA.lease().isHeldAt(clockA.currentTimeMillis())).isFalse();
+
+        // Another node takes the block at once, and starts after the high water the former holder could issue up to.
+        DbMachineIdProvider providerB = provider(pooled(1), "node-b", adminClock);
+        assertThat(providerB.acquire(new MachineIdRange(0, 1023), 2)).isZero();
+        assertThat(providerB.notBefore()).hasValue(highWater);
+        assertThatThrownBy(() -> admin.release(0, false)).as("B's lease is live")
+                .isInstanceOfSatisfying(LeaseChangeRefusedException.class, e -> assertThat(e.reason()).isEqualTo("live"));
+    }
+
+    @Test
+    void anEndedLeaseIsLeftAsItIs() throws SQLException {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        DbMachineIdProvider a = provider(pooled(1), "node-a", clock);
+        a.acquire(MachineIdRange.EMBEDDED);
+        clock.advance(Duration.ofSeconds(61));
+        long generation = rowValue(0, "generation");
+
+        MachineIdLeases.Released released = provider(pooled(1), "admin", clock).leases().orElseThrow().release(0, false);
+
+        assertThat(released.ended()).isFalse();
+        assertThat(released.detail()).contains("ended at " + T0.plusSeconds(60)).contains("any node may take it");
+        assertThat(rowValue(0, "generation")).isEqualTo(generation);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.actuate;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.autoconfigure.IssuingState;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.time.TimeSource;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -28,18 +29,12 @@ public class VestaHealthIndicator extends AbstractHealthIndicator {
                 .withDetail("type", idService.type());
         long now = timeSource.currentTimeMillis();
         MachineIdLease lease = idService.machineIdLease();
-        if (!lease.isHeldAt(now)) {
-            builder.down().withDetail("reason", lease.notHeld(idService.machineIdBlock(), now).getMessage());
-            return;
-        }
-        if (lease.heldUntil() != Long.MAX_VALUE) {
+        if (lease.isHeldAt(now) && lease.heldUntil() != Long.MAX_VALUE) {
             builder.withDetail("leaseHeldUntil", Instant.ofEpochMilli(lease.heldUntil()));
         }
-        if (!idService.clockHealthy()) {
-            builder.down().withDetail("reason", "The clock is " + idService.clockBehind().toMillis()
-                    + " ms behind the last issued ID (" + idService.lastIssuedTime() + "), beyond the "
-                    + idService.maxBackwardWait().toMillis() + " ms that are waited out (vesta.clock.max-backward-wait);"
-                    + " no ID is issued until it catches up");
+        String problem = IssuingState.problem(idService, now);
+        if (problem != null) {
+            builder.down().withDetail("reason", problem);
             return;
         }
         builder.up().withDetail("lastIssuedTime", idService.lastIssuedTime());

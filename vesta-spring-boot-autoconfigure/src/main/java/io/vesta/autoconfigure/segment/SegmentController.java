@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.segment;
 
 import io.vesta.IdService;
 import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentView;
 import io.vesta.segment.SegmentUnavailableException;
 import io.vesta.segment.UnknownBizTagException;
 import org.springframework.http.HttpStatus;
@@ -48,6 +49,15 @@ public class SegmentController {
             strings.add(Long.toString(id));
         }
         return new SegmentNumbers(bizTag, ids.length, ids, strings);
+    }
+
+    /**
+     * {@code GET /vesta/segments}: every tag this server has loaded, with its buffers: the segment in use, how far
+     * into it, whether the next one is loaded, and the loads so far.
+     */
+    @GetMapping(path = "/vesta/segments", produces = MediaType.APPLICATION_JSON_VALUE)
+    public List<SegmentView> segments() {
+        return segments.segments();
     }
 
     /** One number of a tag. */

@@ -125,6 +125,26 @@ public final class VestaServerAutoConfiguration {
             return new VestaBatchController(services);
         }
 
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        IssueRateHistory vestaIssueRateHistory(ServerIdServices services) {
+            return new IssueRateHistory(services);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        VestaStatusController vestaStatusController(ServerIdServices services, IssueRateHistory history,
+                ObjectProvider<TimeSource> timeSource) {
+            return new VestaStatusController(services, history, timeSource.getIfUnique(TimeSource::system));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        VestaLeaseController vestaLeaseController(MachineIdProvider machineIdProvider, VestaProperties properties,
+                ServerIdServices services, VestaServerProperties server) {
+            return new VestaLeaseController(machineIdProvider, properties, services, server.isLeaseAdminEnabled());
+        }
+
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBooleanProperty("vesta.server.make-id-enabled")

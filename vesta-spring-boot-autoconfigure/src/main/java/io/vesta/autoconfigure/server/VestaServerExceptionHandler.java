@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.server;
 
 import io.vesta.ClockMovedBackwardsException;
+import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdUnavailableException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -14,7 +15,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * ({@code parameter}, {@code value}); 503 with the reason while IDs cannot be issued ({@code reason}), with a
  * {@code Retry-After} when the wait is known. {@link GenIdServlet} answers its 503s with the same problems.
  */
-@RestControllerAdvice(assignableTypes = { VestaServerController.class, VestaBatchController.class, VestaMakeIdController.class })
+@RestControllerAdvice(assignableTypes = { VestaServerController.class, VestaBatchController.class, VestaMakeIdController.class,
+        VestaLeaseController.class, VestaStatusController.class })
 public class VestaServerExceptionHandler {
 
     @ExceptionHandler(BadParameterException.class)
@@ -25,6 +27,22 @@ public class VestaServerExceptionHandler {
             problem.setProperty("parameter", e.parameter());
         }
         problem.setProperty("value", e.value());
+        return ResponseEntity.of(problem).build();
+    }
+
+    @ExceptionHandler(VestaLeaseController.NotFoundException.class)
+    ResponseEntity<ProblemDetail> notFound(VestaLeaseController.NotFoundException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, e.getMessage());
+        problem.setTitle("Not found");
+        return ResponseEntity.of(problem).build();
+    }
+
+    @ExceptionHandler(LeaseChangeRefusedException.class)
+    ResponseEntity<ProblemDetail> leaseChangeRefused(LeaseChangeRefusedException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+        problem.setTitle("The lease was not ended");
+        problem.setProperty("reason", e.reason());
+        problem.setProperty("machineId", e.machineId());
         return ResponseEntity.of(problem).build();
     }
 

@@ -4,7 +4,10 @@ import io.vesta.InvalidSettingException;
 import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdCacheFile;
+import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdLease;
+import io.vesta.machine.MachineIdLeaseInfo;
+import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
@@ -32,6 +35,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -138,6 +142,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     /** Set by acquire before the lifecycle publishes it, read under this object's monitor. */
     private volatile long machineId = -1;
     /** How many machine IDs from {@code machineId} this node holds; set by acquire. */
+    /** The range acquire() registered in: the namespace's, by which the lease admin maps sequences to IDs. */
+    private volatile MachineIdRange range;
     private volatile int blockSize = 1;
     private volatile String nodePath;
     private volatile boolean fromCache;
@@ -206,6 +212,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                     + "; build a new one for another generator");
         }
         this.blockSize = blockSize;
+        this.range = range;
         if (client.getState() == CuratorFrameworkState.LATENT) {
             client.start();
         }
@@ -448,7 +455,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             long id = recorded >= 0 ? recorded : sequence < range.blocks(blockSize) ? range.blockStart(sequence, blockSize) : -1;
             nodes.add(new Node(path, child.substring(0, dash), sequence, id, Long.parseLong(fields.getProperty("time", "0")),
                     untilOf(fields),
-                    Boolean.parseBoolean(fields.getProperty("closed")), stat.getVersion(), stat.getMtime()));
+                    Boolean.parseBoolean(fields.getProperty("closed")), stat.getVersion(), stat.getMtime(),
+                    Boolean.parseBoolean(fields.getProperty("released")), data));
         }
         return nodes;
     }
@@ -486,7 +494,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     private Registration reclaim(MachineIdRange range, List<Node> nodes, long serverNow, long now) throws Exception {
         List<Node> stale = nodes.stream()
                 .filter(n -> n.machineId >= 0 && range.contains(n.machineId) && !n.owner.equals(owner)
-                        && serverNow - n.mtime > reclaimAfterMillis)
+                        && (n.released || serverNow - n.mtime > reclaimAfterMillis))
                 .sorted(Comparator.comparingLong(n -> n.machineId)).toList();
         for (Node node : stale) {
             try {
@@ -498,8 +506,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 // The old owner may have issued until the lease end of its last report, by its own clock.
                 long mark = node.until;
                 LOG.log(Level.WARNING, () -> "Reclaimed machine ID " + node.machineId + " from " + node.path + " (owner '"
-                        + node.owner + "', silent for " + (serverNow - node.mtime) + "ms); IDs start after "
-                        + Instant.ofEpochMilli(mark));
+                        + node.owner + "', " + (node.released ? "released by an operator" : "silent for " + (serverNow - node.mtime)
+                        + "ms") + "); IDs start after " + Instant.ofEpochMilli(mark));
                 return new Registration(path, 0, node.machineId, now, now + leaseMillis, mark, node.owner, false);
             } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
                 // it reported after all, or another node was faster: try the next
@@ -605,7 +613,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 stat = new Stat();
                 byte[] current = client.getData().storingStatIn(stat).forPath(nodePath);
                 if (!Arrays.equals(current, data)) {
-                    lifecycle.lose(nodePath + " was rewritten by another process (" + decode(current) + ")");
+                    lifecycle.lose(Boolean.parseBoolean(decode(current).getProperty("released"))
+                            ? "its lease on " + nodePath + " was ended by an operator (DELETE /vesta/admin/leases): another"
+                                    + " node may take machine ID " + machineId + " now, after this node's last lease end"
+                            : nodePath + " was rewritten by another process (" + decode(current) + ")");
                     return false;
                 }
             }
@@ -730,6 +741,15 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         return lifecycle.lease();
     }
 
+    /**
+     * The namespace's nodes, for an operator ({@link ZooKeeperMachineIdLeases}); usable once this provider has
+     * acquired its machine ID, whose range and block size it lists by.
+     */
+    @Override
+    public Optional<MachineIdLeases> leases() {
+        return Optional.of(new ZooKeeperMachineIdLeases());
+    }
+
     @Override
     public OptionalLong notBefore() {
         Long mark = notBefore;
@@ -786,8 +806,111 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         return DefaultOwner.hostAddressAndPid(hostName, addresses, pid);
     }
 
+    /**
+     * The nodes of the namespace by machine ID. A node is live while its owner's ephemeral live node exists or its
+     * last report's lease has not ended. Ending a lease is a write conditional on the node's version that adds
+     * {@code released=true} and keeps everything else, {@code until} included: the holder's next report then fails and
+     * it stops for good, and another node may reclaim the ID at once (rather than after reclaimAfter), starting after
+     * that {@code until}, past every ID the holder could have issued.
+     */
+    private final class ZooKeeperMachineIdLeases implements MachineIdLeases {
+
+        @Override
+        public String describe() {
+            return "zookeeper " + foreverPath;
+        }
+
+        @Override
+        public List<MachineIdLeaseInfo> list(MachineIdRange range) {
+            try {
+                long now = timeSource.currentTimeMillis();
+                List<MachineIdLeaseInfo> leases = new ArrayList<>();
+                List<Node> nodes = readNodes(registeredRange());
+                for (long id = range.min(); id <= range.max(); id++) {
+                    Node node = holderOf(nodes, id);
+                    leases.add(node == null ? MachineIdLeaseInfo.free(id) : info(node, id, now));
+                }
+                return leases;
+            } catch (Exception e) {
+                throw new MachineIdUnavailableException("Cannot read the nodes under " + foreverPath + " at " + where()
+                        + ": " + e, e);
+            }
+        }
+
+        @Override
+        public Released release(long machineId, boolean force) {
+            Node node;
+            MachineIdLeaseInfo before;
+            try {
+                long now = timeSource.currentTimeMillis();
+                node = holderOf(readNodes(registeredRange()), machineId);
+                if (node == null) {
+                    throw new IllegalArgumentException("No node under " + foreverPath + " holds machine ID " + machineId
+                            + ": it was never assigned");
+                }
+                before = info(node, machineId, now);
+                if (before.self()) {
+                    throw new LeaseChangeRefusedException(machineId, "own", "Machine ID " + machineId + " is held by this"
+                            + " process (owner '" + owner + "'); stop it to release the ID");
+                }
+                if (node.released) {
+                    return new Released(before, before, false, "The lease of owner '" + node.owner + "' on machine ID "
+                            + machineId + " was ended already; another node may reclaim it (after " + before.highWater() + ")");
+                }
+                if (before.live() && !force) {
+                    throw new LeaseChangeRefusedException(machineId, "live", "The lease of owner '" + node.owner
+                            + "' on machine ID " + machineId + " is live (its live node exists, or its lease runs until "
+                            + before.leaseExpiry() + "): its holder may be running. Stop it, or force the release if its"
+                            + " process is gone");
+                }
+                byte[] released = (new String(node.data, StandardCharsets.UTF_8) + "released=true\n")
+                        .getBytes(StandardCharsets.UTF_8);
+                client.setData().withVersion(node.version).forPath(node.path, released);
+                MachineIdLeaseInfo after = info(holderOf(readNodes(registeredRange()), machineId), machineId, now);
+                LOG.log(Level.WARNING, () -> "Ended the lease of owner '" + node.owner + "' on machine ID " + machineId
+                        + " (" + node.path + ")" + (before.live() ? " by force" : "") + "; the next holder starts after "
+                        + before.highWater());
+                return new Released(before, after, true, "Ended the lease of owner '" + node.owner + "' on machine ID "
+                        + machineId + (blockSize > 1 ? " and the rest of its block" : "") + "; another node may reclaim it"
+                        + " at once, starting after " + before.highWater() + (before.live()
+                                ? ", and its holder stops issuing at its next report" : ""));
+            } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+                throw new LeaseChangeRefusedException(machineId, "changed", "The node of machine ID " + machineId
+                        + " changed while its lease was being ended (its holder reported, or it was reclaimed); read the"
+                        + " leases again");
+            } catch (IllegalArgumentException | LeaseChangeRefusedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " under "
+                        + foreverPath + " at " + where() + ": " + e, e);
+            }
+        }
+
+        private MachineIdRange registeredRange() {
+            MachineIdRange registered = range;
+            if (registered == null) {
+                throw new IllegalStateException("This ZooKeeperMachineIdProvider has not acquired a machine ID yet");
+            }
+            return registered;
+        }
+
+        /** The node whose block holds {@code id}: the one with the lowest sequence, as a registration picks it. */
+        private Node holderOf(List<Node> nodes, long id) {
+            return nodes.stream().filter(n -> n.machineId >= 0 && id >= n.machineId && id < n.machineId + blockSize)
+                    .min(Comparator.comparingLong(Node::sequence)).orElse(null);
+        }
+
+        private MachineIdLeaseInfo info(Node node, long id, long now) throws Exception {
+            boolean liveNode = client.checkExists().forPath(namespacePath + "/live/" + node.owner) != null;
+            boolean live = !node.released && (liveNode || node.until > now);
+            boolean self = node.path.equals(nodePath) && !lifecycle.isClosed() && !lifecycle.isLost();
+            return new MachineIdLeaseInfo(id, live ? MachineIdLeaseInfo.State.LIVE : MachineIdLeaseInfo.State.EXPIRED,
+                    node.owner, Instant.ofEpochMilli(node.until), Instant.ofEpochMilli(node.until), node.version, self);
+        }
+    }
+
     private record Node(String path, String owner, long sequence, long machineId, long time, long until, boolean closed,
-            int version, long mtime) {
+            int version, long mtime, boolean released, byte[] data) {
     }
 
     /** {@code until}: the lease end written with the registration, up to which this node may issue. */

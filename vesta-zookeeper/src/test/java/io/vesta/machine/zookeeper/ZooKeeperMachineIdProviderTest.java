@@ -1,5 +1,8 @@
 package io.vesta.machine.zookeeper;
 
+import io.vesta.machine.LeaseChangeRefusedException;
+import io.vesta.machine.MachineIdLeaseInfo;
+import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
@@ -416,6 +419,51 @@ class ZooKeeperMachineIdProviderTest {
             assertThat(total).isGreaterThan(1000);
             closeAll();
         }
+    }
+
+    @Test
+    void anOperatorEndsALeaseByForceAndTheNextNodeReclaimsTheIdAtOnceAfterEverythingTheFormerCouldIssue() throws Exception {
+        MachineIdRange range = new MachineIdRange(0, 1);
+        ZooKeeperMachineIdProvider a = provider("10.0.0.1:8080", TimeSource.system());
+        EmbeddedIdService serviceA = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdProvider(a)
+                .machineIdRange(range).build();
+        toClose.add(serviceA);
+        ZooKeeperMachineIdProvider admin = provider("10.0.0.2:8080", TimeSource.system());
+        assertThat(admin.acquire(range)).isEqualTo(1);
+        MachineIdLeases leases = admin.leases().orElseThrow();
+
+        List<MachineIdLeaseInfo> listed = leases.list(range);
+        assertThat(listed).extracting(MachineIdLeaseInfo::machineId).containsExactly(0L, 1L);
+        assertThat(listed.get(0)).satisfies(lease -> {
+            assertThat(lease.owner()).isEqualTo("10.0.0.1:8080");
+            assertThat(lease.live()).isTrue();
+            assertThat(lease.self()).isFalse();
+        });
+        assertThat(listed.get(1).self()).isTrue();
+        assertThatThrownBy(() -> leases.release(0, false)).isInstanceOfSatisfying(LeaseChangeRefusedException.class,
+                e -> assertThat(e.reason()).isEqualTo("live"));
+        assertThatThrownBy(() -> leases.release(1, true)).isInstanceOfSatisfying(LeaseChangeRefusedException.class,
+                e -> assertThat(e.reason()).isEqualTo("own"));
+
+        MachineIdLeases.Released released;
+        long heldByA;
+        // A's reporter waits on A's monitor: the release lands between two of its reports.
+        synchronized (a) {
+            heldByA = a.lease().heldUntil();
+            released = leases.release(0, true);
+        }
+        assertThat(released.ended()).isTrue();
+        assertThat(released.before().highWater()).isEqualTo(java.time.Instant.ofEpochMilli(heldByA));
+        assertThat(a.report()).isFalse();
+        assertThatThrownBy(serviceA::genId).isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageContaining("was ended by an operator");
+
+        // A third node reclaims it at once, not after reclaimAfter (7 days), and starts after A's lease end.
+        ZooKeeperMachineIdProvider c = provider("10.0.0.3:8080", TimeSource.system());
+        assertThat(c.acquire(range)).isZero();
+        assertThat(c.describe()).endsWith(", reclaimed from '10.0.0.1:8080')");
+        assertThat(c.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
+        assertThat(leases.list(range).get(0).owner()).isEqualTo("10.0.0.3:8080");
     }
 
     @Test
