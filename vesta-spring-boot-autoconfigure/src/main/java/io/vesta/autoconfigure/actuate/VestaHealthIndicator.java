@@ -37,6 +37,10 @@ public class VestaHealthIndicator extends AbstractHealthIndicator {
             builder.down().withDetail("reason", problem);
             return;
         }
-        builder.up().withDetail("lastIssuedTime", idService.lastIssuedTime());
+        builder.up();
+        // None before the first ID: a fresh node is UP (a readiness probe must let its first traffic in).
+        if (idService.lastIssuedTime() != null) {
+            builder.withDetail("lastIssuedTime", idService.lastIssuedTime());
+        }
     }
 }

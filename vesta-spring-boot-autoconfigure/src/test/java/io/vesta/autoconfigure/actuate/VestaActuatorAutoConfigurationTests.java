@@ -111,6 +111,19 @@ class VestaActuatorAutoConfigurationTests {
         });
     }
 
+    /**
+     * A node that has issued nothing yet can issue: UP, so that a readiness probe lets traffic in. It used to fail
+     * the check on the missing last issued time, which kept a fresh server out of its load balancer for good.
+     */
+    @Test
+    void healthIsUpBeforeTheFirstId() {
+        runner.run(context -> {
+            Health health = context.getBean("vestaHealthIndicator", HealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("machineId", 12L).doesNotContainKey("lastIssuedTime");
+        });
+    }
+
     @Test
     void healthIsUpWhileIdsCanBeIssuedAndDownWhileTheClockIsTooFarBack() {
         runner.run(context -> {
