@@ -55,6 +55,8 @@ public final class ServerLoadHarness {
     static final double TARGET_CLIENT_SHARE_OF_CEILING = 0.9;
 
     private static final int[] CONCURRENCY = { 1, 4, 16, 64 };
+    /** The bearer token of the run with vesta.server.tokens. */
+    private static final String TOKEN = "harness-token-" + Long.toHexString(new java.security.SecureRandom().nextLong());
     private static final int[] GENIDS_COUNTS = { 1_000, 100_000 };
     private static final int[] BLOCK_SIZES = { 1, 8 };
     private static final int[] CLIENT_THREADS = { 1, 2 };
@@ -110,8 +112,14 @@ public final class ServerLoadHarness {
                 + " cores; load average at start: " + loadAverage());
         if (rest) {
             try (Server server = Server.start(jar, IdType.MAX_PEAK, serverArgs)) {
-                restGenId(server);
+                restGenId(server, null);
                 restGenIds(server);
+            }
+            // The same with vesta.server.tokens: what checking a bearer token on every request costs.
+            List<String> args = new ArrayList<>(serverArgs);
+            args.add("--vesta.server.tokens=" + TOKEN);
+            try (Server server = Server.start(jar, IdType.MAX_PEAK, args)) {
+                restGenId(server, TOKEN);
             }
         }
         if (client) {
@@ -135,18 +143,19 @@ public final class ServerLoadHarness {
         verdicts.forEach(System.out::println);
     }
 
-    private void restGenId(Server server) throws Exception {
-        System.out.println("Warming up the server (GET /vesta/genid, 16 connections, 5 s)...");
-        HttpLoad.run(server.port, "/vesta/genid", 16, Duration.ofSeconds(5), Duration.ofMillis(1));
+    private void restGenId(Server server, String token) throws Exception {
+        String with = token == null ? "" : ", bearer token";
+        System.out.println("Warming up the server (GET /vesta/genid" + with + ", 16 connections, 5 s)...");
+        HttpLoad.run(server.port, "/vesta/genid", token, 16, Duration.ofSeconds(5), Duration.ofMillis(1));
         double best = 0;
         for (int connections : CONCURRENCY) {
-            HttpLoad.Result result = HttpLoad.run(server.port, "/vesta/genid", connections, warmup, measure);
+            HttpLoad.Result result = HttpLoad.run(server.port, "/vesta/genid", token, connections, warmup, measure);
             best = Math.max(best, result.perSecond());
-            rows.add(String.format(Locale.ROOT, "| REST GET /vesta/genid | %d connections | %,.0f requests/s | %s | %s |",
-                    connections, result.perSecond(), micros(result.percentile(0.50)), micros(result.percentile(0.99))));
+            rows.add(String.format(Locale.ROOT, "| REST GET /vesta/genid%s | %d connections | %,.0f requests/s | %s | %s |",
+                    with, connections, result.perSecond(), micros(result.percentile(0.50)), micros(result.percentile(0.99))));
             System.out.println(rows.get(rows.size() - 1));
         }
-        verdicts.add(String.format(Locale.ROOT, "REST genid: best %,.0f requests/s; target %,.0f: %s", best,
+        verdicts.add(String.format(Locale.ROOT, "REST genid%s: best %,.0f requests/s; target %,.0f: %s", with, best,
                 TARGET_REST_REQUESTS_PER_SECOND, best >= TARGET_REST_REQUESTS_PER_SECOND ? "met" : "NOT met"));
     }
 
@@ -288,7 +297,9 @@ public final class ServerLoadHarness {
                     throw new IllegalStateException("the server exited with " + process.exitValue());
                 }
                 try {
-                    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/vesta/genid"))
+                    // Readiness: open whatever tokens the server requires, and UP only once its machine ID is held.
+                    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                            + "/actuator/health/readiness"))
                             .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() == 200) {
                         return server;
@@ -336,7 +347,14 @@ public final class ServerLoadHarness {
         }
 
         static Result run(int port, String path, int connections, Duration warmup, Duration measure) throws Exception {
-            byte[] request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: application/json\r\n\r\n")
+            return run(port, path, null, connections, warmup, measure);
+        }
+
+        /** @param token sent as {@code Authorization: Bearer token} with every request; none when null */
+        static Result run(int port, String path, String token, int connections, Duration warmup, Duration measure)
+                throws Exception {
+            byte[] request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAccept: application/json\r\n"
+                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n")
                     .getBytes(StandardCharsets.US_ASCII);
             AtomicBoolean measuring = new AtomicBoolean();
             AtomicBoolean running = new AtomicBoolean(true);

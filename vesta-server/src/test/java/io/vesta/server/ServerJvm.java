@@ -1,0 +1,120 @@
+package io.vesta.server;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code java -jar target/vesta-server.jar} in a JVM of its own on 127.0.0.1 and a free port, as an operator starts
+ * it; its output goes to a log file beside its data directory. {@link #stop()} is a SIGTERM (graceful shutdown),
+ * {@link #close()} kills what is still running, so no child outlives the test.
+ */
+final class ServerJvm implements AutoCloseable {
+
+    static final Path JAR = Path.of("target", "vesta-server.jar");
+
+    final int port;
+    final Path log;
+    private final Process process;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private ServerJvm(Process process, int port, Path log) {
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /** Starts the jar with these arguments and waits until its readiness probe says UP. */
+    static ServerJvm start(Path dataDir, List<String> args) throws Exception {
+        if (!Files.isRegularFile(JAR)) {
+            throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: this test runs after 'package' (mvn verify)");
+        }
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        Files.createDirectories(dataDir);
+        Path log = dataDir.resolve("server-" + port + ".log");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString(), "--server.port=" + port,
+                "--vesta.server.data-dir=" + dataDir));
+        command.addAll(args);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ServerJvm server = new ServerJvm(process, port, log);
+        try {
+            server.awaitReady(Duration.ofSeconds(120));
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    private void awaitReady(Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("vesta-server exited with " + process.exitValue() + ":\n" + tail());
+            }
+            try {
+                if (get("/actuator/health/readiness").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("vesta-server was not ready within " + within + ":\n" + tail());
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<byte[]> getBytes(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** SIGTERM, as an orchestrator stops a process: in-flight requests finish, leases are released. */
+    int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("vesta-server did not stop within 60 s of SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
