@@ -55,11 +55,35 @@ class ServerClusterIT {
         }
     }
 
+    /**
+     * Node 1 is configured by an application.yml in its working directory, node 2 by arguments, node 3 by environment
+     * variables: the three ways an operator configures a Boot application.
+     */
     private ServerJvm start(int node) throws Exception {
-        ServerJvm server = ServerJvm.start(dir.resolve("node-" + node), List.of("--spring.datasource.url=" + url,
-                "--vesta.machine-id.strategy=db", "--vesta.machine-id.db.table=" + leaseTable,
-                "--vesta.machine-id.db.initialize-schema=always", "--vesta.machine-id.db.owner=cluster-node-" + node,
-                "--vesta.segment.table=" + segmentTable, "--logging.level.root=warn"));
+        Path home = dir.resolve("node-" + node);
+        java.nio.file.Files.createDirectories(home);
+        String owner = "cluster-node-" + node;
+        ServerJvm server = switch (node) {
+            case 1 -> {
+                java.nio.file.Files.writeString(home.resolve("application.yml"), String.join("\n",
+                        "spring.datasource.url: \"" + url + "\"",
+                        "vesta:",
+                        "  machine-id:",
+                        "    strategy: db",
+                        "    db: { table: " + leaseTable + ", initialize-schema: always, owner: " + owner + " }",
+                        "  segment.table: " + segmentTable,
+                        "logging.level.root: warn", ""));
+                yield ServerJvm.start(home, List.of());
+            }
+            case 2 -> ServerJvm.start(home, List.of("--spring.datasource.url=" + url, "--vesta.machine-id.strategy=db",
+                    "--vesta.machine-id.db.table=" + leaseTable, "--vesta.machine-id.db.initialize-schema=always",
+                    "--vesta.machine-id.db.owner=" + owner, "--vesta.segment.table=" + segmentTable,
+                    "--logging.level.root=warn"));
+            default -> ServerJvm.start(home, List.of(), Map.of("SPRING_DATASOURCE_URL", url,
+                    "VESTA_MACHINE_ID_STRATEGY", "db", "VESTA_MACHINE_ID_DB_TABLE", leaseTable,
+                    "VESTA_MACHINE_ID_DB_INITIALIZESCHEMA", "always", "VESTA_MACHINE_ID_DB_OWNER", owner,
+                    "VESTA_SEGMENT_TABLE", segmentTable, "LOGGING_LEVEL_ROOT", "warn"));
+        };
         servers.add(server);
         return server;
     }
@@ -92,6 +116,8 @@ class ServerClusterIT {
         }
         assertThat(new HashSet<>(machineOf.values())).as("three machine IDs").hasSize(3)
                 .allSatisfy(machine -> assertThat(machine).isBetween(924L, 1023L));
+        assertThat(owners()).as("each configured its own way").containsExactlyInAnyOrder("cluster-node-1",
+                "cluster-node-2", "cluster-node-3");
 
         // SIGTERM: graceful shutdown releases the lease (its row's lease ends at once).
         ServerJvm second = nodes.get(1);
@@ -145,6 +171,17 @@ class ServerClusterIT {
         Matcher matcher = IDS.matcher(body);
         assertThat(matcher.find()).as(body).isTrue();
         return Arrays.stream(matcher.group(1).split(",")).mapToLong(Long::parseLong).toArray();
+    }
+
+    private List<String> owners() throws Exception {
+        List<String> owners = new ArrayList<>();
+        try (Connection connection = DriverManager.getConnection(url);
+                ResultSet rs = connection.createStatement().executeQuery("SELECT owner FROM " + leaseTable)) {
+            while (rs.next()) {
+                owners.add(rs.getString(1));
+            }
+        }
+        return owners;
     }
 
     private long leaseExpiry(long machineId) throws Exception {

@@ -36,6 +36,14 @@ final class ServerJvm implements AutoCloseable {
 
     /** Starts the jar with these arguments and waits until its readiness probe says UP. */
     static ServerJvm start(Path dataDir, List<String> args) throws Exception {
+        return start(dataDir, args, java.util.Map.of());
+    }
+
+    /**
+     * Starts the jar in {@code dataDir} as its working directory (where an {@code application.yml} is read from),
+     * with these arguments and environment variables, and waits until its readiness probe says UP.
+     */
+    static ServerJvm start(Path dataDir, List<String> args, java.util.Map<String, String> environment) throws Exception {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: this test runs after 'package' (mvn verify)");
         }
@@ -46,10 +54,13 @@ final class ServerJvm implements AutoCloseable {
         Files.createDirectories(dataDir);
         Path log = dataDir.resolve("server-" + port + ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString(), "--server.port=" + port,
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port,
                 "--vesta.server.data-dir=" + dataDir));
         command.addAll(args);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dataDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         ServerJvm server = new ServerJvm(process, port, log);
         try {
             server.awaitReady(Duration.ofSeconds(120));
