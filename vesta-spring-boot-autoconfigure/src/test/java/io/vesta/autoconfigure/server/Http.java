@@ -31,11 +31,6 @@ final class Http {
         this.token = token;
     }
 
-    /** The same server with another token. */
-    Http withToken(String token) {
-        return new Http(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), token);
-    }
-
     HttpResponse<String> delete(String path) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE(), HttpResponse.BodyHandlers.ofString());
     }
