@@ -8,6 +8,7 @@ import io.vesta.autoconfigure.jdbc.SchemaInitialization;
 import io.vesta.machine.IpListMachineIdProvider;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.PropertyMachineIdProvider;
+import io.vesta.machine.StatefulSetMachineIdProvider;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
@@ -75,6 +76,19 @@ abstract class MachineIdConfiguration {
             // The provider checks the list (empty, malformed, longer than the node's range) under the property's name.
             return new IpListMachineIdProvider(properties.getMachineId().getIpList(), IpListMachineIdProvider::localAddresses,
                     "vesta.machine-id.ip-list");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "kubernetes-statefulset")
+    static class KubernetesStatefulSet {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties) {
+            // The provider reads the ordinal and checks it against the node's range when the generator acquires it.
+            return new StatefulSetMachineIdProvider(properties.getMachineId().getKubernetes().getOrdinalVariable(),
+                    "vesta.machine-id.", StatefulSetMachineIdProvider::localHostName, System::getenv);
         }
     }
 

@@ -57,7 +57,8 @@ public final class VestaAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @Conditional(MachineIdConfiguration.Needed.class)
     @Import({ MachineIdConfiguration.Property.class, MachineIdConfiguration.IpList.class, MachineIdConfiguration.Db.class,
-            MachineIdConfiguration.ZooKeeper.class, MachineIdConfiguration.DbWithoutModule.class,
+            MachineIdConfiguration.ZooKeeper.class, MachineIdConfiguration.KubernetesStatefulSet.class,
+            MachineIdConfiguration.DbWithoutModule.class,
             MachineIdConfiguration.ZooKeeperWithoutModule.class })
     static class MachineIdProviderConfiguration {
     }

@@ -122,13 +122,15 @@ public class VestaProperties {
         /** A lease on a row of a shared table, on the application's DataSource (vesta.machine-id.db.*). */
         DB,
         /** A persistent sequential node in ZooKeeper (vesta.machine-id.zookeeper.*); needs Curator. */
-        ZOOKEEPER
+        ZOOKEEPER,
+        /** The ordinal of a Kubernetes StatefulSet's pod (its host name's -N suffix, or vesta.machine-id.kubernetes.ordinal-variable) plus the range start. */
+        KUBERNETES_STATEFULSET
     }
 
     /** {@code vesta.machine-id.*}. */
     public static class MachineId {
 
-        /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table) or zookeeper. */
+        /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table), zookeeper, or kubernetes-statefulset (the pod's ordinal). */
         private MachineIdStrategy strategy = MachineIdStrategy.PROPERTY;
 
         /** This node's machine ID, for the property strategy. Must lie in the range of the node's gen-method. */
@@ -154,6 +156,12 @@ public class VestaProperties {
         private final Db db = new Db();
 
         private final ZooKeeper zookeeper = new ZooKeeper();
+
+        private final Kubernetes kubernetes = new Kubernetes();
+
+        public Kubernetes getKubernetes() {
+            return kubernetes;
+        }
 
         public Db getDb() {
             return db;
@@ -201,6 +209,21 @@ public class VestaProperties {
 
         public Range getServerRange() {
             return serverRange;
+        }
+    }
+
+    /** {@code vesta.machine-id.kubernetes.*}: the machine ID from a StatefulSet pod's ordinal. */
+    public static class Kubernetes {
+
+        /** Environment variable that holds the pod's ordinal (for example from the downward API's metadata.labels['apps.kubernetes.io/pod-index']). Unset: the -N suffix of the host name, which is the pod's name in a StatefulSet. */
+        private String ordinalVariable;
+
+        public String getOrdinalVariable() {
+            return ordinalVariable;
+        }
+
+        public void setOrdinalVariable(String ordinalVariable) {
+            this.ordinalVariable = ordinalVariable;
         }
     }
 

@@ -7,6 +7,8 @@ import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.layout.IdCodec;
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.StatefulSetMachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.ClockMovedBackwardsException;
@@ -111,6 +113,24 @@ class VestaAutoConfigurationTests {
                     assertThat(service.machineId()).isEqualTo(101);
                     assertThat(service.machineIdSource()).isEqualTo("ip-list (" + ThisHost.routableAddress() + " at position 1)");
                 });
+    }
+
+    @Test
+    void kubernetesStatefulSetStrategyReadsTheOrdinalAndSaysWhereItLooked() {
+        String unset = "VESTA_TEST_NO_SUCH_ORDINAL_" + Long.toHexString(System.nanoTime());
+        runner.withPropertyValues("vesta.machine-id.strategy=kubernetes-statefulset",
+                "vesta.machine-id.kubernetes.ordinal-variable=" + unset).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(MachineIdUnavailableException.class)
+                            .hasMessageContaining("The environment variable " + unset
+                                    + " (vesta.machine-id.kubernetes.ordinal-variable) is not set");
+                });
+        // This test's host is no StatefulSet pod, unless its name ends in -N.
+        String host = StatefulSetMachineIdProvider.localHostName();
+        if (host != null && !host.matches(".+-\\d{1,7}")) {
+            runner.withPropertyValues("vesta.machine-id.strategy=kubernetes-statefulset").run(context -> assertThat(context)
+                    .getFailure().rootCause().hasMessageContaining("The host name '" + host + "' has no StatefulSet ordinal"));
+        }
     }
 
     @Test
