@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  * <p>The rules, on which both providers' proof that two nodes never issue under one ID rests:
  * <ul>
  * <li>The lease is only ever extended to an end the backend has confirmed ({@link #renewTo}), and never once
- *     {@link #close()} began or the ID was lost: a renewal that returns from the backend after that cannot let
+ *     {@link #close close} began or the ID was lost: a renewal that returns from the backend after that cannot let
  *     another ID out.</li>
  * <li>{@link #close} revokes the lease before it reads the clock for the release, so every ID issued carries an
  *     earlier reading than the one the release writes; and it returns within its bound whatever the backend

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.LongBuffer;
 
 /**
- * The wire format between a central server and {@link RemoteIdService}, version 1.
+ * The wire format between a central server and {@code io.vesta.client.RemoteIdService} (in vesta-client), version 1.
  *
  * <pre>
  * GET {base}/vesta/v1/ids?count=N        Accept: application/octet-stream
