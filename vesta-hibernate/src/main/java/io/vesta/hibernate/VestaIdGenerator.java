@@ -11,11 +11,13 @@ import org.hibernate.generator.BeforeExecutionGenerator;
 import org.hibernate.generator.EventType;
 import org.hibernate.generator.EventTypeSets;
 import org.hibernate.generator.GeneratorCreationContext;
+import org.hibernate.id.IdentifierGenerationException;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Member;
 import java.lang.reflect.Method;
 import java.util.EnumSet;
+import java.util.Map;
 
 /**
  * The Hibernate generator behind {@link VestaId}: a {@code Long}, {@code long} or {@code String} identifier gets
@@ -38,6 +40,9 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
 
     private IdService idService;
 
+    /** Why there is no IdService, in a metamodel-only bootstrap that started without one; null otherwise. */
+    private String missingIdService;
+
     private IdPropertyType type;
 
     /**
@@ -55,14 +60,21 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
         this.type = IdPropertyType.of(memberType).orElseThrow(() -> new MappingException("@VestaId on " + attribute
                 + " needs a Long, long or String identifier, but it is "
                 + (memberType == null ? "of an unknown type" : "a " + memberType.getName())));
-        Object idService = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings()
-                .get(ID_SERVICE);
+        Map<String, Object> settings = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings();
+        Object idService = settings.get(ID_SERVICE);
         if (!(idService instanceof IdService ids)) {
-            throw new MappingException("@VestaId on " + attribute + " needs an IdService, but the Hibernate setting '"
+            String problem = "@VestaId on " + attribute + " needs an IdService, but the Hibernate setting '"
                     + ID_SERVICE + "' is " + (idService == null ? "not set" : "a " + idService.getClass().getName())
                     + ". The Vesta starter sets it on every EntityManagerFactory of an application context that has an"
                     + " IdService bean; with plain Hibernate, put your IdService into the settings under '"
-                    + ID_SERVICE + "'.");
+                    + ID_SERVICE + "'.";
+            // A bootstrap that may not touch the database builds a metamodel only (Spring Data JPA's AOT repositories
+            // build one at build time, without the application's settings): it may start, and refuses at an insert.
+            if (idService != null || !metamodelOnly(settings)) {
+                throw new MappingException(problem);
+            }
+            this.missingIdService = problem;
+            return;
         }
         this.idService = ids;
     }
@@ -72,6 +84,9 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
             EventType eventType) {
         if (!type.isUnset(currentValue)) {
             return currentValue;
+        }
+        if (idService == null) {
+            throw new IdentifierGenerationException(missingIdService);
         }
         return type.valueOf(idService.genId());
     }
@@ -84,6 +99,12 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
     @Override
     public boolean allowAssignedIdentifiers() {
         return true;
+    }
+
+    /** hibernate.boot.allow_jdbc_metadata_access=false: Hibernate builds its model without a database to insert into. */
+    private static boolean metamodelOnly(Map<String, Object> settings) {
+        Object access = settings.get("hibernate.boot.allow_jdbc_metadata_access");
+        return access != null && "false".equalsIgnoreCase(access.toString().trim());
     }
 
     private static Class<?> memberType(Member member, GeneratorCreationContext context) {

@@ -47,6 +47,28 @@ class VestaIdGeneratorTests {
                 .hasMessageContaining("with plain Hibernate, put your IdService into the settings under 'vesta.id-service'");
     }
 
+    /**
+     * A bootstrap that may not touch the database (hibernate.boot.allow_jdbc_metadata_access=false) builds a metamodel
+     * only: Spring Data JPA's AOT repositories build one at build time, without the application's settings. It starts
+     * without an IdService; an insert through it would be refused with the same words.
+     */
+    @Test
+    void aMetamodelOnlyBootstrapStartsWithoutAnIdServiceAndRefusesInserts() {
+        Map<String, Object> settings = new java.util.HashMap<>();
+        settings.put(VestaIdGenerator.ID_SERVICE, null);
+        settings.put("hibernate.boot.allow_jdbc_metadata_access", "false");
+        settings.put(org.hibernate.cfg.AvailableSettings.HBM2DDL_AUTO, "none");
+        settings.put(org.hibernate.cfg.AvailableSettings.DIALECT, "org.hibernate.dialect.H2Dialect");
+        try (TestSessionFactory hibernate = TestSessionFactory.start(TestSessionFactory.h2(), settings, FieldOrder.class)) {
+            Throwable refused = catchThrowable(() -> persisted(hibernate.sessionFactory, new FieldOrder("tea")));
+            while (refused != null && refused.getCause() != null && refused.getCause() != refused) {
+                refused = refused.getCause();
+            }
+            assertThat(refused).isNotNull().hasMessageContaining("@VestaId on " + FieldOrder.class.getName()
+                    + ".id needs an IdService").hasMessageContaining("'vesta.id-service' is not set");
+        }
+    }
+
     @Test
     void anIdServiceSettingOfAnotherTypeIsNamed() {
         assertThat(rootCauseOfStarting(Map.of(VestaIdGenerator.ID_SERVICE, "machine 7"), FieldOrder.class))
