@@ -1,0 +1,68 @@
+package io.vesta.springdata;
+
+import io.vesta.IdPropertyType;
+import io.vesta.IdService;
+import io.vesta.VestaId;
+import org.springframework.data.mapping.PersistentPropertyAccessor;
+import org.springframework.data.relational.core.mapping.RelationalMappingContext;
+import org.springframework.data.relational.core.mapping.RelationalPersistentEntity;
+import org.springframework.data.relational.core.mapping.RelationalPersistentProperty;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Fills the {@link VestaId} property of a Spring Data Relational aggregate root when it is unset ({@code null}, or
+ * {@code 0} for a {@code long}), through Spring Data's own property accessor: a mutable property is set, an
+ * immutable one is replaced by its wither ({@code withId}), and the aggregate to save is what this returns. A value
+ * the caller set is kept. Shared by the JDBC and R2DBC callbacks.
+ */
+public final class VestaIdAssigner {
+
+    private final IdService idService;
+    private final RelationalMappingContext mappingContext;
+    private final Map<Class<?>, Optional<Target>> targets = new ConcurrentHashMap<>();
+
+    public VestaIdAssigner(IdService idService, RelationalMappingContext mappingContext) {
+        this.idService = idService;
+        this.mappingContext = mappingContext;
+    }
+
+    /**
+     * The aggregate with its {@code @VestaId} property filled, or as it is when it has none or it is set.
+     * @throws IllegalStateException if the {@code @VestaId} property is not a {@code Long}, {@code long} or {@code String}
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T assign(T aggregate) {
+        Optional<Target> target = targets.computeIfAbsent(aggregate.getClass(), this::target);
+        if (target.isEmpty()) {
+            return aggregate;
+        }
+        RelationalPersistentProperty property = target.get().property();
+        PersistentPropertyAccessor<T> accessor = ((RelationalPersistentEntity<T>) target.get().entity()).getPropertyAccessor(aggregate);
+        if (!target.get().type().isUnset(accessor.getProperty(property))) {
+            return aggregate;
+        }
+        accessor.setProperty(property, target.get().type().valueOf(idService.genId()));
+        return accessor.getBean();
+    }
+
+    private Optional<Target> target(Class<?> type) {
+        RelationalPersistentEntity<?> entity = mappingContext.getPersistentEntity(type);
+        if (entity == null) {
+            return Optional.empty();
+        }
+        RelationalPersistentProperty property = entity.getPersistentProperty(VestaId.class);
+        if (property == null) {
+            return Optional.empty();
+        }
+        IdPropertyType idType = IdPropertyType.of(property.getType()).orElseThrow(() -> new IllegalStateException(
+                "@VestaId on " + type.getName() + "." + property.getName() + " needs a Long, long or String property,"
+                        + " but it is a " + property.getType().getName()));
+        return Optional.of(new Target(entity, property, idType));
+    }
+
+    private record Target(RelationalPersistentEntity<?> entity, RelationalPersistentProperty property, IdPropertyType type) {
+    }
+}

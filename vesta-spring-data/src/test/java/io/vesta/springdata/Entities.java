@@ -1,0 +1,50 @@
+package io.vesta.springdata;
+
+import io.vesta.VestaId;
+import org.springframework.data.annotation.Id;
+import org.springframework.data.relational.core.mapping.Table;
+
+/** The aggregates of the tests: a mutable one with a Long ID, an immutable record with a String ID and a wither. */
+final class Entities {
+
+    private Entities() {
+    }
+
+    @Table("orders")
+    static class Order {
+
+        @Id
+        @VestaId
+        private Long id;
+
+        private String item;
+
+        Order(String item) {
+            this.item = item;
+        }
+
+        public Long getId() {
+            return id;
+        }
+
+        public void setId(Long id) {
+            this.id = id;
+        }
+
+        public String getItem() {
+            return item;
+        }
+
+        public void setItem(String item) {
+            this.item = item;
+        }
+    }
+
+    @Table("tickets")
+    record Ticket(@Id @VestaId String id, String title) {
+
+        Ticket withId(String id) {
+            return new Ticket(id, title);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.vesta.springdata;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.vesta.EmbeddedIdService;
+import io.vesta.IdService;
+import io.vesta.IdType;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ComponentScan;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.FilterType;
+import org.springframework.data.jdbc.repository.config.AbstractJdbcConfiguration;
+import org.springframework.data.jdbc.repository.config.EnableJdbcRepositories;
+import org.springframework.data.relational.core.mapping.RelationalMappingContext;
+import org.springframework.data.repository.CrudRepository;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcOperations;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import javax.sql.DataSource;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Spring Data JDBC repositories on PostgreSQL, with the callback as the only Vesta bean. */
+class VestaIdJdbcCallbackTests {
+
+    static final long MACHINE = 21;
+
+    interface Orders extends CrudRepository<Entities.Order, Long> {
+    }
+
+    interface Tickets extends CrudRepository<Entities.Ticket, String> {
+    }
+
+    @Test
+    void savedAggregatesGetVestaIdsAndAreInserted() throws Exception {
+        try (PostgresSchema schema = PostgresSchema.create();
+                AnnotationConfigApplicationContext context = context(schema)) {
+            Orders orders = context.getBean(Orders.class);
+            Tickets tickets = context.getBean(Tickets.class);
+            IdService ids = context.getBean(IdService.class);
+
+            List<Long> saved = new ArrayList<>();
+            for (String item : new String[] { "tea", "rice", "miso" }) {
+                Entities.Order order = orders.save(new Entities.Order(item));
+                assertThat(order.getId()).isNotNull();
+                saved.add(order.getId());
+            }
+            Iterable<Entities.Order> batch = orders.saveAll(List.of(new Entities.Order("nori"), new Entities.Order("yuzu")));
+            batch.forEach(order -> saved.add(order.getId()));
+
+            assertThat(saved).doesNotHaveDuplicates().isSorted()
+                    .allSatisfy(id -> assertThat(ids.expId(id).machine()).isEqualTo(MACHINE));
+            assertThat(schema.count("orders")).isEqualTo(5);
+            assertThat(orders.findById(saved.get(1))).hasValueSatisfying(o -> assertThat(o.getItem()).isEqualTo("rice"));
+
+            // An existing aggregate keeps its ID: the second save is an UPDATE.
+            Entities.Order first = orders.findById(saved.get(0)).orElseThrow();
+            first.setItem("green tea");
+            assertThat(orders.save(first).getId()).isEqualTo(saved.get(0));
+            assertThat(schema.count("orders")).isEqualTo(5);
+
+            // An immutable aggregate is replaced through its wither, with the ID as a string.
+            Entities.Ticket ticket = tickets.save(new Entities.Ticket(null, "printer on fire"));
+            assertThat(ticket.id()).matches("\\d+");
+            assertThat(ids.expId(Long.parseLong(ticket.id())).machine()).isEqualTo(MACHINE);
+            assertThat(tickets.findById(ticket.id())).contains(ticket);
+        }
+    }
+
+    private static AnnotationConfigApplicationContext context(PostgresSchema schema) {
+        AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.registerBean(PostgresSchema.class, () -> schema);
+        context.register(JdbcConfig.class);
+        context.refresh();
+        return context;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableJdbcRepositories(considerNestedRepositories = true, basePackageClasses = VestaIdJdbcCallbackTests.class,
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = { Orders.class, Tickets.class }))
+    static class JdbcConfig extends AbstractJdbcConfiguration {
+
+        @Bean(destroyMethod = "close")
+        HikariDataSource dataSource(PostgresSchema schema) {
+            HikariDataSource dataSource = new HikariDataSource();
+            dataSource.setJdbcUrl(schema.jdbcUrl());
+            dataSource.setMaximumPoolSize(2);
+            return dataSource;
+        }
+
+        @Bean
+        NamedParameterJdbcOperations namedParameterJdbcOperations(DataSource dataSource) {
+            return new NamedParameterJdbcTemplate(dataSource);
+        }
+
+        @Bean
+        PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+
+        @Bean(destroyMethod = "close")
+        EmbeddedIdService idService() {
+            return EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(MACHINE).build();
+        }
+
+        @Bean
+        VestaIdJdbcCallback vestaIdJdbcCallback(IdService idService, RelationalMappingContext mappingContext) {
+            return new VestaIdJdbcCallback(new VestaIdAssigner(idService, mappingContext));
+        }
+    }
+}
