@@ -24,9 +24,19 @@ import java.lang.annotation.Target;
  * in Spring Boot), a {@code Long}/{@code long} property is written as a JSON string and read from a string or a
  * number.</li>
  * </ul>
+ * With {@link #segment()} the property is filled from a segment tag's dense numbers instead (Hibernate, MyBatis,
+ * Spring Data); a missing {@link SegmentNumbers} or an unknown tag fails start-up or the insert, naming the entity,
+ * the property and the tag.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ ElementType.FIELD, ElementType.METHOD, ElementType.PACKAGE })
 public @interface VestaId {
+
+    /**
+     * The segment tag whose dense numbers fill this property instead of Vesta IDs, such as {@code "orders"}: the
+     * application's {@link SegmentNumbers} (segment mode, {@code vesta.segment.enabled=true}) gives the next number
+     * of the tag. Empty (the default): a Vesta ID from the {@link IdService}. Not on a package.
+     */
+    String segment() default "";
 }

@@ -2,6 +2,7 @@ package io.vesta.hibernate;
 
 import io.vesta.IdPropertyType;
 import io.vesta.IdService;
+import io.vesta.SegmentNumbers;
 import io.vesta.VestaId;
 import org.hibernate.MappingException;
 import org.hibernate.engine.config.spi.ConfigurationService;
@@ -38,7 +39,17 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
     /** The Hibernate setting (an {@link IdService} object) that {@code @VestaId} identifiers are filled from. */
     public static final String ID_SERVICE = "vesta.id-service";
 
+    /** The Hibernate setting (a {@link SegmentNumbers} object) that {@code @VestaId(segment = "...")} identifiers are filled from. */
+    public static final String SEGMENT_NUMBERS = "vesta.segment-numbers";
+
     private IdService idService;
+
+    private SegmentNumbers segments;
+
+    /** The segment tag of {@code @VestaId(segment = ...)}, or null for Vesta IDs. */
+    private String bizTag;
+
+    private String attribute;
 
     /** Why there is no IdService, in a metamodel-only bootstrap that started without one; null otherwise. */
     private String missingIdService;
@@ -61,6 +72,11 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
                 + " needs a Long, long or String identifier, but it is "
                 + (memberType == null ? "of an unknown type" : "a " + memberType.getName())));
         Map<String, Object> settings = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings();
+        this.attribute = attribute;
+        if (!annotation.segment().isEmpty()) {
+            initializeSegment(annotation.segment(), attribute, settings);
+            return;
+        }
         Object idService = settings.get(ID_SERVICE);
         if (!(idService instanceof IdService ids)) {
             String problem = "@VestaId on " + attribute + " needs an IdService, but the Hibernate setting '"
@@ -85,6 +101,9 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
         if (!type.isUnset(currentValue)) {
             return currentValue;
         }
+        if (bizTag != null) {
+            return type.valueOf(nextSegmentNumber());
+        }
         if (idService == null) {
             throw new IdentifierGenerationException(missingIdService);
         }
@@ -99,6 +118,36 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
     @Override
     public boolean allowAssignedIdentifiers() {
         return true;
+    }
+
+    private void initializeSegment(String tag, String attribute, Map<String, Object> settings) {
+        this.bizTag = tag;
+        Object segments = settings.get(SEGMENT_NUMBERS);
+        if (segments instanceof SegmentNumbers numbers) {
+            this.segments = numbers;
+            return;
+        }
+        String problem = "@VestaId(segment = \"" + tag + "\") on " + attribute + " needs the segment numbers of tag '" + tag
+                + "', but the Hibernate setting '" + SEGMENT_NUMBERS + "' is " + (segments == null ? "not set"
+                        : "a " + segments.getClass().getName()) + ". The Vesta starter sets it when the application has a"
+                + " SegmentIdService (vesta.segment.enabled=true); with plain Hibernate, put your SegmentIdService into the"
+                + " settings under '" + SEGMENT_NUMBERS + "'.";
+        if (segments != null || !metamodelOnly(settings)) {
+            throw new MappingException(problem);
+        }
+        this.missingIdService = problem;
+    }
+
+    private long nextSegmentNumber() {
+        if (segments == null) {
+            throw new IdentifierGenerationException(missingIdService);
+        }
+        try {
+            return segments.nextId(bizTag);
+        } catch (RuntimeException e) {
+            throw new IdentifierGenerationException("@VestaId(segment = \"" + bizTag + "\") on " + attribute
+                    + " could not take a number of tag '" + bizTag + "': " + e.getMessage(), e);
+        }
     }
 
     /** hibernate.boot.allow_jdbc_metadata_access=false: Hibernate builds its model without a database to insert into. */

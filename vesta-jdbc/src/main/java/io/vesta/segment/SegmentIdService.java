@@ -1,8 +1,8 @@
 package io.vesta.segment;
 
-
 import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.SegmentNumbers;
 import io.vesta.jdbc.TableScript;
 import io.vesta.time.TimeSource;
 
@@ -54,7 +54,7 @@ import static io.vesta.InvalidSettingException.requireSet;
  * table's own step is the floor. A busy tag thus talks to the database about once per target duration and an
  * idle one does not leave large segments unused.
  */
-public final class SegmentIdService implements AutoCloseable {
+public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
 
     public static final String DEFAULT_TABLE = "vesta_segment";
     /** By default the next segment is loaded once 10% of the current one is used, as Leaf does. */
@@ -115,6 +115,7 @@ public final class SegmentIdService implements AutoCloseable {
     }
 
     /** The next number of {@code bizTag}. */
+    @Override
     public long nextId(String bizTag) {
         TagBuffer buffer = buffer(bizTag);
         for (;;) {
@@ -135,6 +136,7 @@ public final class SegmentIdService implements AutoCloseable {
      * segments; other nodes' numbers may lie in between. A batch that fails part-way (the database is down)
      * throws, and the numbers it had drawn are skipped, never handed out again.
      */
+    @Override
     public long[] nextIds(String bizTag, int count) {
         if (count < 1 || count > IdService.MAX_BATCH) {
             throw new IllegalArgumentException("count must be in [1, " + IdService.MAX_BATCH + "], was " + count);

@@ -2,6 +2,7 @@ package io.vesta.mybatis;
 
 import io.vesta.IdPropertyType;
 import io.vesta.IdService;
+import io.vesta.SegmentNumbers;
 import io.vesta.VestaId;
 import org.apache.ibatis.binding.MapperMethod;
 import org.apache.ibatis.executor.Executor;
@@ -57,6 +58,8 @@ public final class VestaMyBatisInterceptor implements Interceptor {
 
     private final String idProperty;
 
+    private final SegmentNumbers segments;
+
     private final Map<Class<?>, IdProperty> idProperties = new ConcurrentHashMap<>();
 
     /**
@@ -66,8 +69,19 @@ public final class VestaMyBatisInterceptor implements Interceptor {
      *        {@code "id"}; {@code null} or blank: only {@code @VestaId} properties
      */
     public VestaMyBatisInterceptor(IdService idService, String idProperty) {
+        this(idService, idProperty, null);
+    }
+
+    /**
+     * Creates the interceptor, with the segment numbers that {@code @VestaId(segment = "...")} properties are filled
+     * from.
+     * @param segments the application's segment numbers ({@code SegmentIdService}); {@code null} if it has none, and
+     *        then inserting an object with such a property fails, naming it and its tag
+     */
+    public VestaMyBatisInterceptor(IdService idService, String idProperty, SegmentNumbers segments) {
         this.idService = idService;
         this.idProperty = idProperty == null ? "" : idProperty.trim();
+        this.segments = segments;
     }
 
     @Override
@@ -86,10 +100,23 @@ public final class VestaMyBatisInterceptor implements Interceptor {
         return !(statement.getKeyGenerator() instanceof NoKeyGenerator) && keyProperties != null && keyProperties.length > 0;
     }
 
-    /** Gives every object in {@code parameter} whose ID property is unset a new ID. */
+    /** Gives every object in {@code parameter} whose ID property is unset a new ID, or its tag's next number. */
     private void assignIds(Configuration configuration, Object parameter) {
+        List<Target> all = new ArrayList<>();
+        collect(configuration, parameter, Collections.newSetFromMap(new IdentityHashMap<>()), all);
+        Map<String, List<Target>> bySegment = new java.util.LinkedHashMap<>();
         List<Target> targets = new ArrayList<>();
-        collect(configuration, parameter, Collections.newSetFromMap(new IdentityHashMap<>()), targets);
+        for (Target target : all) {
+            if (target.segment().isEmpty()) {
+                targets.add(target);
+            } else {
+                bySegment.computeIfAbsent(target.segment(), tag -> new ArrayList<>()).add(target);
+            }
+        }
+        bySegment.forEach(this::assignSegmentNumbers);
+        if (targets.isEmpty()) {
+            return;
+        }
         if (targets.size() == 1) {
             targets.get(0).set(idService.genId());
             return;
@@ -99,6 +126,29 @@ public final class VestaMyBatisInterceptor implements Interceptor {
             long[] ids = idService.genIds(count);
             for (int i = 0; i < count; i++) {
                 targets.get(from + i).set(ids[i]);
+            }
+        }
+    }
+
+    private void assignSegmentNumbers(String tag, List<Target> targets) {
+        Target first = targets.get(0);
+        if (segments == null) {
+            throw new IllegalStateException("@VestaId(segment = \"" + tag + "\") on " + first.owner() + "." + first.property()
+                    + " needs the segment numbers of tag '" + tag + "', but this interceptor has none: the Vesta starter"
+                    + " gives it the application's SegmentIdService (vesta.segment.enabled=true); without Spring, pass one"
+                    + " to new VestaMyBatisInterceptor(idService, idProperty, segments)");
+        }
+        for (int from = 0; from < targets.size(); from += MAX_BATCH) {
+            int count = Math.min(MAX_BATCH, targets.size() - from);
+            long[] numbers;
+            try {
+                numbers = segments.nextIds(tag, count);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("@VestaId(segment = \"" + tag + "\") on " + first.owner() + "."
+                        + first.property() + " could not take a number of tag '" + tag + "': " + e.getMessage(), e);
+            }
+            for (int i = 0; i < count; i++) {
+                targets.get(from + i).set(numbers[i]);
             }
         }
     }
@@ -125,7 +175,7 @@ public final class VestaMyBatisInterceptor implements Interceptor {
         else if (value instanceof Map<?, ?> row) {
             // A map written as a row: MyBatis reads #{id} from its key.
             if (!idProperty.isEmpty() && row.containsKey(idProperty) && row.get(idProperty) == null) {
-                targets.add(new Target(configuration.newMetaObject(value), idProperty, IdPropertyType.LONG));
+                targets.add(new Target(configuration.newMetaObject(value), idProperty, IdPropertyType.LONG, "", "a map"));
             }
         }
         else if (!SimpleTypeRegistry.isSimpleType(value.getClass()) && !value.getClass().isArray()) {
@@ -134,7 +184,8 @@ public final class VestaMyBatisInterceptor implements Interceptor {
             if (property != IdProperty.NONE) {
                 MetaObject object = configuration.newMetaObject(value);
                 if (property.type().isUnset(object.getValue(property.name()))) {
-                    targets.add(new Target(object, property.name(), property.type()));
+                    targets.add(new Target(object, property.name(), property.type(), property.segment(),
+                            value.getClass().getName()));
                 }
             }
         }
@@ -153,7 +204,7 @@ public final class VestaMyBatisInterceptor implements Interceptor {
             return IdProperty.NONE;
         }
         // An id of another type (an Integer key, say) belongs to the database, not to Vesta.
-        return IdPropertyType.of(reflector.getSetterType(idProperty)).map(idType -> new IdProperty(idProperty, idType))
+        return IdPropertyType.of(reflector.getSetterType(idProperty)).map(idType -> new IdProperty(idProperty, idType, ""))
                 .orElse(IdProperty.NONE);
     }
 
@@ -161,35 +212,37 @@ public final class VestaMyBatisInterceptor implements Interceptor {
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Field field : c.getDeclaredFields()) {
                 if (!Modifier.isStatic(field.getModifiers()) && field.isAnnotationPresent(VestaId.class)) {
-                    return annotated(type, field.getName(), field.getType());
+                    return annotated(type, field.getName(), field.getType(), field.getAnnotation(VestaId.class));
                 }
             }
         }
         for (Method method : type.getMethods()) {
             if (method.isAnnotationPresent(VestaId.class)) {
                 String name = method.getName();
+                VestaId marker = method.getAnnotation(VestaId.class);
                 if (name.startsWith("set") && method.getParameterCount() == 1) {
-                    return annotated(type, Introspector.decapitalize(name.substring(3)), method.getParameterTypes()[0]);
+                    return annotated(type, Introspector.decapitalize(name.substring(3)), method.getParameterTypes()[0], marker);
                 }
                 if (name.startsWith("get") && method.getParameterCount() == 0) {
-                    return annotated(type, Introspector.decapitalize(name.substring(3)), method.getReturnType());
+                    return annotated(type, Introspector.decapitalize(name.substring(3)), method.getReturnType(), marker);
                 }
             }
         }
         return null;
     }
 
-    private static IdProperty annotated(Class<?> owner, String name, Class<?> type) {
+    private static IdProperty annotated(Class<?> owner, String name, Class<?> type, VestaId marker) {
         IdPropertyType idType = IdPropertyType.of(type).orElseThrow(() -> new IllegalStateException("@VestaId on "
                 + owner.getName() + "." + name + " needs a Long, long or String property, but it is a " + type.getName()));
-        return new IdProperty(name, idType);
+        return new IdProperty(name, idType, marker.segment());
     }
 
-    private record IdProperty(String name, IdPropertyType type) {
-        static final IdProperty NONE = new IdProperty("", IdPropertyType.LONG);
+    /** An ID property; {@code segment} is its tag for {@code @VestaId(segment = ...)}, empty for Vesta IDs. */
+    private record IdProperty(String name, IdPropertyType type, String segment) {
+        static final IdProperty NONE = new IdProperty("", IdPropertyType.LONG, "");
     }
 
-    private record Target(MetaObject object, String property, IdPropertyType type) {
+    private record Target(MetaObject object, String property, IdPropertyType type, String segment, String owner) {
         void set(long id) {
             object.setValue(property, type.valueOf(id));
         }

@@ -2,6 +2,7 @@ package io.vesta.springdata;
 
 import io.vesta.IdPropertyType;
 import io.vesta.IdService;
+import io.vesta.SegmentNumbers;
 import io.vesta.VestaId;
 import org.springframework.data.mapping.PersistentPropertyAccessor;
 import org.springframework.data.relational.core.mapping.RelationalMappingContext;
@@ -16,17 +17,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * Fills the {@link VestaId} property of a Spring Data Relational aggregate root when it is unset ({@code null}, or
  * {@code 0} for a {@code long}), through Spring Data's own property accessor: a mutable property is set, an
  * immutable one is replaced by its wither ({@code withId}), and the aggregate to save is what this returns. A value
- * the caller set is kept. Shared by the JDBC and R2DBC callbacks.
+ * the caller set is kept. With {@code @VestaId(segment = "orders")} the value is the tag's next dense number from
+ * {@link SegmentNumbers} instead of a Vesta ID. Shared by the JDBC and R2DBC callbacks.
  */
 public final class VestaIdAssigner {
 
     private final IdService idService;
     private final RelationalMappingContext mappingContext;
+    private final SegmentNumbers segments;
     private final Map<Class<?>, Optional<Target>> targets = new ConcurrentHashMap<>();
 
     public VestaIdAssigner(IdService idService, RelationalMappingContext mappingContext) {
+        this(idService, mappingContext, null);
+    }
+
+    /**
+     * @param segments what {@code @VestaId(segment = "...")} properties are filled from; {@code null} when the
+     *        application has no segment numbers, and then saving such an aggregate fails naming the property and tag
+     */
+    public VestaIdAssigner(IdService idService, RelationalMappingContext mappingContext, SegmentNumbers segments) {
         this.idService = idService;
         this.mappingContext = mappingContext;
+        this.segments = segments;
     }
 
     /**
@@ -44,8 +56,26 @@ public final class VestaIdAssigner {
         if (!target.get().type().isUnset(accessor.getProperty(property))) {
             return aggregate;
         }
-        accessor.setProperty(property, target.get().type().valueOf(idService.genId()));
+        accessor.setProperty(property, target.get().type().valueOf(next(target.get())));
         return accessor.getBean();
+    }
+
+    private long next(Target target) {
+        String tag = target.segment();
+        if (tag.isEmpty()) {
+            return idService.genId();
+        }
+        String where = "@VestaId(segment = \"" + tag + "\") on " + target.entity().getType().getName() + "."
+                + target.property().getName();
+        if (segments == null) {
+            throw new IllegalStateException(where + " needs the segment numbers of tag '" + tag + "', but none were"
+                    + " given: the Vesta starter gives the application's SegmentIdService (vesta.segment.enabled=true)");
+        }
+        try {
+            return segments.nextId(tag);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(where + " could not take a number of tag '" + tag + "': " + e.getMessage(), e);
+        }
     }
 
     private Optional<Target> target(Class<?> type) {
@@ -60,9 +90,11 @@ public final class VestaIdAssigner {
         IdPropertyType idType = IdPropertyType.of(property.getType()).orElseThrow(() -> new IllegalStateException(
                 "@VestaId on " + type.getName() + "." + property.getName() + " needs a Long, long or String property,"
                         + " but it is a " + property.getType().getName()));
-        return Optional.of(new Target(entity, property, idType));
+        VestaId marker = property.findAnnotation(VestaId.class);
+        return Optional.of(new Target(entity, property, idType, marker == null ? "" : marker.segment()));
     }
 
-    private record Target(RelationalPersistentEntity<?> entity, RelationalPersistentProperty property, IdPropertyType type) {
+    private record Target(RelationalPersistentEntity<?> entity, RelationalPersistentProperty property, IdPropertyType type,
+            String segment) {
     }
 }

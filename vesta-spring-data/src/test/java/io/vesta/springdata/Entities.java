@@ -40,6 +40,37 @@ final class Entities {
         }
     }
 
+    /** Numbered densely by the segment tag "invoices" instead of a Vesta ID. */
+    @Table("invoices")
+    static class Invoice {
+
+        @Id
+        @VestaId(segment = "invoices")
+        private Long id;
+
+        private int amount;
+
+        Invoice(int amount) {
+            this.amount = amount;
+        }
+
+        public Long getId() {
+            return id;
+        }
+
+        public void setId(Long id) {
+            this.id = id;
+        }
+
+        public int getAmount() {
+            return amount;
+        }
+
+        public void setAmount(int amount) {
+            this.amount = amount;
+        }
+    }
+
     @Table("tickets")
     record Ticket(@Id @VestaId String id, String title) {
 

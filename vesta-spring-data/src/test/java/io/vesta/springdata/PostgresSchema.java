@@ -29,7 +29,8 @@ final class PostgresSchema implements AutoCloseable {
         PostgresSchema schema = new PostgresSchema(url);
         schema.execute("CREATE SCHEMA " + schema.name,
                 "CREATE TABLE " + schema.name + ".orders (id BIGINT PRIMARY KEY, item VARCHAR(100) NOT NULL)",
-                "CREATE TABLE " + schema.name + ".tickets (id VARCHAR(20) PRIMARY KEY, title VARCHAR(100) NOT NULL)");
+                "CREATE TABLE " + schema.name + ".tickets (id VARCHAR(20) PRIMARY KEY, title VARCHAR(100) NOT NULL)",
+                "CREATE TABLE " + schema.name + ".invoices (id BIGINT PRIMARY KEY, amount INTEGER NOT NULL)");
         return schema;
     }
 

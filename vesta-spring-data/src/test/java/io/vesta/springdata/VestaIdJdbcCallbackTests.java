@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.IdType;
+import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentSchema;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -34,6 +36,23 @@ class VestaIdJdbcCallbackTests {
     }
 
     interface Tickets extends CrudRepository<Entities.Ticket, String> {
+    }
+
+    interface Invoices extends CrudRepository<Entities.Invoice, Long> {
+    }
+
+    @Test
+    void aSegmentPropertyTakesTheTagsDenseNumbers() throws Exception {
+        try (PostgresSchema schema = PostgresSchema.create();
+                AnnotationConfigApplicationContext context = context(schema)) {
+            Invoices invoices = context.getBean(Invoices.class);
+            List<Long> numbers = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                numbers.add(invoices.save(new Entities.Invoice(100 + i)).getId());
+            }
+            assertThat(numbers).containsExactly(1L, 2L, 3L, 4L, 5L);
+            assertThat(schema.count("invoices")).isEqualTo(5);
+        }
     }
 
     @Test
@@ -82,7 +101,7 @@ class VestaIdJdbcCallbackTests {
 
     @Configuration(proxyBeanMethods = false)
     @EnableJdbcRepositories(considerNestedRepositories = true, basePackageClasses = VestaIdJdbcCallbackTests.class,
-            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = { Orders.class, Tickets.class }))
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = { Orders.class, Tickets.class, Invoices.class }))
     static class JdbcConfig extends AbstractJdbcConfiguration {
 
         @Bean(destroyMethod = "close")
@@ -108,9 +127,16 @@ class VestaIdJdbcCallbackTests {
             return EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(MACHINE).build();
         }
 
+        @Bean(destroyMethod = "close")
+        SegmentIdService segments(DataSource dataSource) {
+            SegmentSchema.initialize(dataSource, "vesta_segment");
+            return SegmentIdService.builder().dataSource(dataSource).autoCreate(true).defaultStep(10).build();
+        }
+
         @Bean
-        VestaIdJdbcCallback vestaIdJdbcCallback(IdService idService, RelationalMappingContext mappingContext) {
-            return new VestaIdJdbcCallback(new VestaIdAssigner(idService, mappingContext));
+        VestaIdJdbcCallback vestaIdJdbcCallback(IdService idService, RelationalMappingContext mappingContext,
+                SegmentIdService segments) {
+            return new VestaIdJdbcCallback(new VestaIdAssigner(idService, mappingContext, segments));
         }
     }
 }

@@ -1,10 +1,13 @@
 package io.vesta.autoconfigure.data;
 
 import io.vesta.IdService;
+import io.vesta.SegmentNumbers;
+import io.vesta.autoconfigure.LazySegmentNumbers;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.springdata.VestaIdAssigner;
 import io.vesta.springdata.VestaIdJdbcCallback;
 import io.vesta.springdata.VestaIdR2dbcCallback;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -32,8 +35,9 @@ public final class VestaSpringDataAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean({ IdService.class, JdbcMappingContext.class })
-        VestaIdJdbcCallback vestaIdJdbcCallback(IdService idService, JdbcMappingContext mappingContext) {
-            return new VestaIdJdbcCallback(new VestaIdAssigner(idService, mappingContext));
+        VestaIdJdbcCallback vestaIdJdbcCallback(IdService idService, JdbcMappingContext mappingContext,
+                ObjectProvider<SegmentNumbers> segments) {
+            return new VestaIdJdbcCallback(new VestaIdAssigner(idService, mappingContext, new LazySegmentNumbers(segments)));
         }
     }
 
@@ -44,8 +48,9 @@ public final class VestaSpringDataAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean({ IdService.class, R2dbcMappingContext.class })
-        VestaIdR2dbcCallback vestaIdR2dbcCallback(IdService idService, R2dbcMappingContext mappingContext) {
-            return new VestaIdR2dbcCallback(new VestaIdAssigner(idService, mappingContext));
+        VestaIdR2dbcCallback vestaIdR2dbcCallback(IdService idService, R2dbcMappingContext mappingContext,
+                ObjectProvider<SegmentNumbers> segments) {
+            return new VestaIdR2dbcCallback(new VestaIdAssigner(idService, mappingContext, new LazySegmentNumbers(segments)));
         }
     }
 }

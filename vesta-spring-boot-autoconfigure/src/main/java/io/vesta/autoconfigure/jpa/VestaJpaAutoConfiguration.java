@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.jpa;
 
 import io.vesta.IdService;
+import io.vesta.SegmentNumbers;
 import io.vesta.VestaId;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.hibernate.VestaIdGenerator;
@@ -26,8 +27,8 @@ public final class VestaJpaAutoConfiguration {
 
     @Bean
     static IdServiceEntityManagerFactoryPostProcessor vestaIdServiceEntityManagerFactoryPostProcessor(
-            ObjectProvider<IdService> idService) {
-        return new IdServiceEntityManagerFactoryPostProcessor(idService);
+            ObjectProvider<IdService> idService, ObjectProvider<SegmentNumbers> segments) {
+        return new IdServiceEntityManagerFactoryPostProcessor(idService, segments);
     }
 
     /** Spring Boot's own {@code EntityManagerFactory}, through its hook for Hibernate properties. */
@@ -36,8 +37,15 @@ public final class VestaJpaAutoConfiguration {
     static class BootEntityManagerFactoryConfiguration {
 
         @Bean
-        HibernatePropertiesCustomizer vestaIdHibernatePropertiesCustomizer(IdService idService) {
-            return properties -> properties.putIfAbsent(VestaIdGenerator.ID_SERVICE, idService);
+        HibernatePropertiesCustomizer vestaIdHibernatePropertiesCustomizer(IdService idService,
+                ObjectProvider<SegmentNumbers> segments) {
+            return properties -> {
+                properties.putIfAbsent(VestaIdGenerator.ID_SERVICE, idService);
+                SegmentNumbers numbers = segments.getIfUnique();
+                if (numbers != null) {
+                    properties.putIfAbsent(VestaIdGenerator.SEGMENT_NUMBERS, numbers);
+                }
+            };
         }
     }
 }

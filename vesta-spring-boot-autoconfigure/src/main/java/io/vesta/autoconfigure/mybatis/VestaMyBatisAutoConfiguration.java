@@ -1,6 +1,8 @@
 package io.vesta.autoconfigure.mybatis;
 
 import io.vesta.IdService;
+import io.vesta.SegmentNumbers;
+import io.vesta.autoconfigure.LazySegmentNumbers;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.mybatis.VestaMyBatisInterceptor;
 import org.apache.ibatis.plugin.Interceptor;
@@ -26,8 +28,9 @@ public final class VestaMyBatisAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    VestaMyBatisInterceptor vestaMyBatisInterceptor(IdService idService, VestaMyBatisProperties properties) {
-        return new VestaMyBatisInterceptor(idService, properties.getIdProperty());
+    VestaMyBatisInterceptor vestaMyBatisInterceptor(IdService idService, VestaMyBatisProperties properties,
+            ObjectProvider<SegmentNumbers> segments) {
+        return new VestaMyBatisInterceptor(idService, properties.getIdProperty(), new LazySegmentNumbers(segments));
     }
 
     @Bean
