@@ -103,7 +103,17 @@ final class ServerJvm implements AutoCloseable {
 
     /** SIGTERM, as an orchestrator stops a process: in-flight requests finish, leases are released. */
     int stop() throws InterruptedException {
+        signal();
+        return awaitExit();
+    }
+
+    /** Sends SIGTERM and returns at once. */
+    void signal() {
         process.destroy();
+    }
+
+    /** The exit code, once the process has exited (within 60 s). */
+    int awaitExit() throws InterruptedException {
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("vesta-server did not stop within 60 s of SIGTERM");
         }
