@@ -1,0 +1,223 @@
+package io.vesta.machine.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.vesta.machine.MachineIdUnavailableException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Redis side of the leases: one hash per key, one field per machine ID ({@link Entry}) and the field
+ * {@value #STORE_FIELD} that says which server instance the hash was last claimed on ({@link StoreMark}). Every read
+ * and write is one Lua script, so Redis runs it whole without another client's command in between; the scripts
+ * ship as {@code io/vesta/machine/redis/*.lua}.
+ *
+ * <p>It opens one connection of its own from the client to the URI, on first use, with every command bounded by the
+ * command timeout; Lettuce reconnects it after a server restart.
+ */
+final class RedisLeaseStore implements AutoCloseable {
+
+    /** The hash field that is no machine ID: the store mark. */
+    static final String STORE_FIELD = "store";
+
+    private static final String READ = script("read.lua");
+    private static final String CLAIM = script("claim.lua");
+    private static final String RENEW = script("renew.lua");
+    private static final String END = script("end.lua");
+
+    private final RedisClient client;
+    private final RedisURI uri;
+    private final boolean ownsClient;
+    private final String key;
+    private final String server;
+    private final Duration commandTimeout;
+    private StatefulRedisConnection<String, String> connection;
+    private boolean closed;
+
+    /** @param ownsClient whether {@link #close()} shuts the client down too (a client the provider made for itself) */
+    RedisLeaseStore(RedisClient client, RedisURI uri, boolean ownsClient, String key, String server, Duration commandTimeout) {
+        this.client = client;
+        this.uri = uri;
+        this.ownsClient = ownsClient;
+        this.key = key;
+        this.server = server;
+        this.commandTimeout = commandTimeout;
+    }
+
+    String key() {
+        return key;
+    }
+
+    /** Where the hash lives, for messages: {@code "hash vesta:machine-ids at 127.0.0.1:6379"}. */
+    String describe() {
+        return "hash " + key + " at " + server;
+    }
+
+    private synchronized RedisCommands<String, String> commands() {
+        if (closed) {
+            throw new IllegalStateException("The connection to Redis at " + server + " was closed");
+        }
+        if (connection == null) {
+            connection = client.connect(StringCodec.UTF8, uri);
+            connection.setTimeout(commandTimeout);
+        }
+        return connection.sync();
+    }
+
+    /** The server's identity and every entry of the hash, in one atomic read. */
+    Snapshot read() {
+        List<Object> reply = commands().eval(READ, ScriptOutputType.MULTI, key);
+        String runId = (String) reply.get(0);
+        long uptimeSeconds = Long.parseLong((String) reply.get(1));
+        String store = null;
+        NavigableMap<Long, Entry> entries = new TreeMap<>();
+        for (int i = 2; i + 1 < reply.size(); i += 2) {
+            String field = (String) reply.get(i);
+            String value = (String) reply.get(i + 1);
+            if (STORE_FIELD.equals(field)) {
+                store = value;
+            } else {
+                Entry entry = Entry.parse(field, value, this);
+                entries.put(entry.machineId(), entry);
+            }
+        }
+        return new Snapshot(runId, uptimeSeconds, store, Collections.unmodifiableNavigableMap(entries));
+    }
+
+    /**
+     * Takes the entries of {@code writes} if each still holds what was read and the server and store mark are those
+     * read: {@code "ok"}, {@code "store"} or {@code "changed"} (see claim.lua).
+     */
+    String claim(String runId, String storeRead, String storeWritten, List<Write> writes) {
+        List<String> args = new ArrayList<>(3 + 3 * writes.size());
+        args.add(runId);
+        args.add(storeRead == null ? "" : storeRead);
+        args.add(storeWritten);
+        for (Write write : writes) {
+            args.add(Long.toString(write.machineId()));
+            args.add(write.read() == null ? "" : write.read().raw());
+            args.add(write.written().encode());
+        }
+        return commands().eval(CLAIM, ScriptOutputType.VALUE, new String[] { key }, args.toArray(String[]::new));
+    }
+
+    /** Writes {@code entries} if each still carries {@code token}: {@code "ok"}, {@code "gone:<id>"} or {@code "moved:<id>"}. */
+    String renew(String token, List<Entry> entries) {
+        List<String> args = new ArrayList<>(1 + 2 * entries.size());
+        args.add(token);
+        for (Entry entry : entries) {
+            args.add(Long.toString(entry.machineId()));
+            args.add(entry.encode());
+        }
+        return commands().eval(RENEW, ScriptOutputType.VALUE, new String[] { key }, args.toArray(String[]::new));
+    }
+
+    /** Ends every live entry carrying {@code token} (see end.lua); how many it ended. */
+    long end(String token, long now, String newToken) {
+        Long ended = commands().eval(END, ScriptOutputType.INTEGER, new String[] { key }, token, Long.toString(now), newToken);
+        return ended;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (connection != null) {
+            connection.closeAsync();
+            connection = null;
+        }
+        if (ownsClient) {
+            // No quiet period: nothing is sent on this client any more, and close() must stay bounded.
+            client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String script(String name) {
+        try (InputStream in = RedisLeaseStore.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("io/vesta/machine/redis/" + name + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One read of the hash. {@code store} is null when the hash has no store mark (new, or its data was lost). */
+    record Snapshot(String runId, long uptimeSeconds, String store, NavigableMap<Long, Entry> entries) {
+    }
+
+    /** A claim's write of one machine ID: the entry as read (null when there was none) and the entry to write. */
+    record Write(long machineId, Entry read, Entry written) {
+    }
+
+    /**
+     * Which server instance the hash was last claimed on, and until when claims must start later (Unix ms by the
+     * clock of the node that wrote it): after a restart or a failover, writes Redis had acknowledged may be gone.
+     */
+    record StoreMark(String runId, long settleUntil) {
+
+        static StoreMark parse(String raw) {
+            int bar = raw == null ? -1 : raw.indexOf('|');
+            if (bar < 0) {
+                return null;
+            }
+            try {
+                return new StoreMark(raw.substring(0, bar), Long.parseLong(raw.substring(bar + 1)));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+
+        String encode() {
+            return runId + "|" + settleUntil;
+        }
+    }
+
+    /**
+     * One machine ID's lease: {@code generation|leaseExpiry|highWater|token|owner}. The token is the fencing value: a
+     * random value per claim that every renewal and release must present.
+     */
+    record Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner, String raw) {
+
+        Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner) {
+            this(machineId, generation, leaseExpiry, highWater, token, owner, null);
+        }
+
+        String encode() {
+            return generation + "|" + leaseExpiry + "|" + highWater + "|" + token + "|" + owner;
+        }
+
+        Entry renewed(long expiry, long mark) {
+            return new Entry(machineId, generation, expiry, mark, token, owner);
+        }
+
+        static Entry parse(String field, String value, RedisLeaseStore store) {
+            String[] parts = value.split("\\|", 5);
+            try {
+                if (parts.length == 5) {
+                    return new Entry(Long.parseLong(field), Long.parseLong(parts[0]), Long.parseLong(parts[1]),
+                            Long.parseLong(parts[2]), parts[3], parts[4], value);
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new MachineIdUnavailableException("Field '" + field + "' of " + store.describe() + " holds '" + value
+                    + "', which is no Vesta machine-ID lease (generation|leaseExpiry|highWater|token|owner); the key must"
+                    + " hold nothing but Vesta's leases");
+        }
+    }
+}

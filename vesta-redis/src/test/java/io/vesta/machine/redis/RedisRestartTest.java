@@ -1,0 +1,242 @@
+package io.vesta.machine.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.vesta.EmbeddedIdService;
+import io.vesta.IdType;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.time.TimeSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Redis restarted (or paused) under running nodes, on a {@code redis-server} of the test's own
+ * ({@value RedisTestSupport#SERVER}), with the real clock and background heartbeats: the holder never issues an ID
+ * that a node claiming after the restart also issues.
+ */
+class RedisRestartTest {
+
+    private static final java.util.logging.Logger QUIET = java.util.logging.Logger.getLogger("io.vesta.machine");
+
+    static {
+        QUIET.setLevel(java.util.logging.Level.SEVERE);
+    }
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final Duration HEARTBEAT = Duration.ofMillis(500);
+    private static final Duration SKEW = Duration.ofMillis(200);
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final List<RedisClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        clients.forEach(RedisClient::shutdown);
+    }
+
+    private RedisServerProcess server(boolean appendOnly) throws Exception {
+        RedisServerProcess server = new RedisServerProcess(RedisTestSupport.serverBinary(), dir, appendOnly).start();
+        toClose.add(server);
+        return server;
+    }
+
+    private EmbeddedIdService node(RedisServerProcess server, String owner) {
+        return node(server, server.uri(), owner);
+    }
+
+    private EmbeddedIdService node(RedisServerProcess server, RedisURI via, String owner) {
+        RedisClient client = RedisClient.create(via);
+        // Commands fail at once while the connection is down, rather than queue for the command timeout.
+        client.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+        clients.add(client);
+        RedisMachineIdProvider provider = RedisMachineIdProvider.builder(client, via).key("vesta:machine-ids")
+                .owner(owner).lease(LEASE).heartbeat(HEARTBEAT).maxClockSkew(SKEW).build();
+        toClose.add(provider);
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
+                .machineIdProvider(provider).timeSource(TimeSource.system()).build();
+        toClose.add(service);
+        return service;
+    }
+
+    /** Issues IDs on a thread of its own until stopped, keeping every one, and counting the refusals. */
+    private static final class Issuer implements AutoCloseable {
+        final Set<Long> ids = new HashSet<>();
+        final AtomicLong refused = new AtomicLong();
+        final AtomicBoolean stop = new AtomicBoolean();
+        final Thread thread;
+
+        Issuer(EmbeddedIdService service) {
+            thread = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        long id = service.genId();
+                        synchronized (ids) {
+                            ids.add(id);
+                        }
+                    } catch (IllegalStateException e) { // the lease not held, or the clock not yet past the mark
+                        refused.incrementAndGet();
+                        try {
+                            Thread.sleep(1);
+                        } catch (InterruptedException interrupted) {
+                            return;
+                        }
+                    }
+                }
+            }, "issuer");
+            thread.start();
+        }
+
+        Set<Long> ids() {
+            synchronized (ids) {
+                return new HashSet<>(ids);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            thread.join(10_000);
+        }
+    }
+
+    @Test
+    void aRestartThatLostEveryLeaseStopsTheHolderAndTheNextClaimStartsAfterItsLease() throws Exception {
+        RedisServerProcess server = server(false);
+        CuttableProxy partition = new CuttableProxy(server.uri().getPort());
+        toClose.add(partition);
+        EmbeddedIdService a = node(server, partition.uri(), "node-a");
+        Issuer issuingA = new Issuer(a);
+        toClose.add(issuingA);
+        // The server has just started, so A's first claim waits out a lease that a previous run might have held.
+        RedisTestSupport.awaitTrue("A issues", () -> !issuingA.ids().isEmpty());
+
+        // A is cut off from Redis, and Redis dies and comes back empty, as a server without persistence does. A goes
+        // on issuing until its lease runs out: it cannot know.
+        partition.cut();
+        server.kill();
+        server.start();
+
+        // B claims on the empty server: it gets A's machine ID, and must start after every ID A may still issue.
+        EmbeddedIdService b = node(server, server.uri(), "node-b");
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        Issuer issuingB = new Issuer(b);
+        toClose.add(issuingB);
+        RedisTestSupport.awaitTrue("B issues once the leases that may have been lost have ended", () -> !issuingB.ids().isEmpty());
+
+        // A reaches Redis again and learns the ID is no longer its own.
+        partition.restore();
+        RedisTestSupport.awaitTrue("A finds its entry in other hands", () -> a.machineIdLease().lostReason() != null);
+        assertThat(a.machineIdLease().lostReason()).contains("held by owner 'node-b' under another fencing token");
+        issuingA.close();
+        issuingB.close();
+
+        Set<Long> idsOfA = issuingA.ids();
+        Set<Long> idsOfB = issuingB.ids();
+        Set<Long> both = new HashSet<>(idsOfA);
+        both.retainAll(idsOfB);
+        assertThat(both).as("IDs issued by both A and B under machine ID %d", a.machineId()).isEmpty();
+        long lastOfA = idsOfA.stream().mapToLong(Long::longValue).max().orElseThrow();
+        long firstOfB = idsOfB.stream().mapToLong(Long::longValue).min().orElseThrow();
+        assertThat(b.expId(firstOfB).time()).isGreaterThan(a.expId(lastOfA).time());
+        assertThat(b.machineIdSource()).contains("redis (hash vesta:machine-ids");
+    }
+
+    @Test
+    void aRestartThatKeptTheLeasesKeepsTheHolderIssuingAndNewClaimsWaitOutTheLease() throws Exception {
+        RedisServerProcess server = server(true);
+        EmbeddedIdService a = node(server, "node-a");
+        Issuer issuingA = new Issuer(a);
+        toClose.add(issuingA);
+        RedisTestSupport.awaitTrue("A issues", () -> !issuingA.ids().isEmpty());
+        String runIdBefore;
+        RedisClient probe = RedisClient.create(server.uri());
+        clients.add(probe);
+        try (StatefulRedisConnection<String, String> connection = probe.connect()) {
+            runIdBefore = RedisTestSupport.runId(connection);
+        }
+
+        server.kill();
+        server.start();
+        try (StatefulRedisConnection<String, String> connection = probe.connect()) {
+            assertThat(RedisTestSupport.runId(connection)).as("a restart is a new server instance").isNotEqualTo(runIdBefore);
+            assertThat(connection.sync().hget("vesta:machine-ids", Long.toString(a.machineId()))).contains("|node-a");
+        }
+
+        // A's entry survived with its token: A renews it and never stops for long.
+        long renewedBefore = a.machineIdLease().heldUntil();
+        RedisTestSupport.awaitTrue("A renews its surviving entry", () -> a.machineIdLease().heldUntil() > renewedBefore + 500);
+        assertThat(a.machineIdLease().lostReason()).isNull();
+
+        // B cannot know whether the restart lost writes: it takes another machine ID and waits out a lease.
+        long claimedAt = System.currentTimeMillis();
+        EmbeddedIdService b = node(server, "node-b");
+        assertThat(b.machineId()).isNotEqualTo(a.machineId());
+        Issuer issuingB = new Issuer(b);
+        toClose.add(issuingB);
+        RedisTestSupport.awaitTrue("B issues after the lease has passed", () -> !issuingB.ids().isEmpty());
+        issuingB.close();
+        issuingA.close();
+        long firstOfB = issuingB.ids().stream().mapToLong(Long::longValue).min().orElseThrow();
+        assertThat(b.transTime(b.expId(firstOfB).time()).toEpochMilli()).isGreaterThanOrEqualTo(claimedAt + LEASE.plus(SKEW).toMillis());
+        assertThat(issuingA.refused.get()).as("A kept issuing through the restart").isLessThan(issuingA.ids().size());
+    }
+
+    @Test
+    void aPausedServerKeepsTheHolderIssuingUntilItsLeaseRunsOutAndItRecoversAfter() throws Exception {
+        RedisServerProcess server = server(false);
+        EmbeddedIdService a = node(server, "node-a");
+        RedisTestSupport.awaitTrue("A issues", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        });
+        server.pause();
+        try {
+            long pausedAt = System.currentTimeMillis();
+            long heldUntil = a.machineIdLease().heldUntil();
+            assertThat(heldUntil).isLessThanOrEqualTo(pausedAt + LEASE.toMillis());
+            RedisTestSupport.awaitTrue("A stops issuing when its lease runs out", () -> {
+                try {
+                    a.genId();
+                    return false;
+                } catch (MachineIdUnavailableException e) {
+                    return e.getMessage().contains("its lease expired");
+                }
+            });
+            assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(heldUntil);
+        } finally {
+            server.resume();
+        }
+        RedisTestSupport.awaitTrue("A issues again once a heartbeat gets through", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (MachineIdUnavailableException e) {
+                return false;
+            }
+        });
+        assertThat(a.machineIdLease().lostReason()).isNull();
+    }
+}

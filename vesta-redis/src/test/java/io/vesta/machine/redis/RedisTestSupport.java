@@ -1,0 +1,60 @@
+package io.vesta.machine.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Where the tests find Redis: the shared server named by {@value #URL}, and the binary for servers of their own. */
+final class RedisTestSupport {
+
+    /** A running Redis, e.g. {@code redis://127.0.0.1:6379}; the tests that need it skip when it is unset. */
+    static final String URL = "VESTA_TEST_REDIS_URL";
+    /** The {@code redis-server} binary, for the tests that restart a server of their own; they skip when it is unset. */
+    static final String SERVER = "VESTA_TEST_REDIS_SERVER";
+
+    private RedisTestSupport() {
+    }
+
+    static RedisURI sharedUri() {
+        String url = System.getenv(URL);
+        assumeTrue(url != null && !url.isBlank(), URL + " is not set (e.g. redis://127.0.0.1:6379): skipping the Redis tests");
+        return RedisURI.create(url);
+    }
+
+    static String serverBinary() {
+        String binary = System.getenv(SERVER);
+        assumeTrue(binary != null && !binary.isBlank(), SERVER + " is not set (e.g. /usr/bin/redis-server): skipping the"
+                + " tests that restart Redis");
+        return binary;
+    }
+
+    /** The run_id of the server behind {@code client}. */
+    static String runId(StatefulRedisConnection<String, String> connection) {
+        String info = connection.sync().info("server");
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("run_id:")) {
+                return line.substring("run_id:".length()).trim();
+            }
+        }
+        throw new AssertionError("INFO server has no run_id: " + info);
+    }
+
+    static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("Within 20 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    static RedisClient client(RedisURI uri) {
+        return RedisClient.create(uri);
+    }
+}
