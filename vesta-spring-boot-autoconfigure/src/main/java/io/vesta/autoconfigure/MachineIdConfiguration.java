@@ -5,11 +5,14 @@ import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.jdbc.DataSourceChoice;
 import io.vesta.autoconfigure.jdbc.SchemaInitialization;
+import io.vesta.autoconfigure.redis.RedisMachineIdSettings;
+import io.lettuce.core.resource.ClientResources;
 import io.vesta.machine.IpListMachineIdProvider;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.machine.StatefulSetMachineIdProvider;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -36,7 +39,7 @@ import java.util.Locale;
  * each on its own conditions, as Boot's {@code DataSourceConfiguration} has one per connection pool. Imported by
  * {@link VestaAutoConfiguration} when this node needs a machine ID ({@link Needed}), so that one provider serves an
  * embedded node, a central server and a client's embedded fallback alike. A provider of the application's own
- * wins. The db and zookeeper strategies are read only when their module is on the classpath; without it the
+ * wins. The db, redis and zookeeper strategies are read only when their module is on the classpath; without it the
  * strategy fails start-up naming what to add.
  */
 abstract class MachineIdConfiguration {
@@ -45,6 +48,8 @@ abstract class MachineIdConfiguration {
     private static final String DB_PROVIDER = "io.vesta.machine.db.DbMachineIdProvider";
     private static final String ZOOKEEPER_PROVIDER = "io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider";
     private static final String CURATOR = "org.apache.curator.framework.CuratorFramework";
+    private static final String REDIS_PROVIDER = "io.vesta.machine.redis.RedisMachineIdProvider";
+    private static final String LETTUCE = "io.lettuce.core.RedisClient";
 
     private MachineIdConfiguration() {
     }
@@ -151,6 +156,61 @@ abstract class MachineIdConfiguration {
             map.from(zookeeper.getLease()).to(builder::lease);
             map.from(zookeeper.getCacheFile()).to(builder::cacheFile);
             return builder.build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { REDIS_PROVIDER, LETTUCE })
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "redis")
+    static class Redis {
+
+        /**
+         * A client of the provider's own, on the application's Lettuce resources when it has them (Spring Data Redis
+         * registers them), shut down with the provider after its lease is released.
+         */
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
+                ObjectProvider<ClientResources> clientResources, Environment environment) {
+            VestaProperties.Redis redis = properties.getMachineId().getRedis();
+            RedisMachineIdProvider.Builder builder = RedisMachineIdProvider
+                    .builder(RedisMachineIdSettings.uri(redis.getUrl(), environment))
+                    .settingPrefix("vesta.machine-id.redis.")
+                    .clientResources(clientResources.getIfUnique())
+                    .key(redis.getKey())
+                    .owner(redis.getOwner() != null ? redis.getOwner()
+                            : ownerAtPort(RedisMachineIdProvider.defaultOwner(), environment))
+                    .lease(redis.getLease())
+                    .maxClockSkew(redis.getMaxClockSkew())
+                    .timeSource(timeSource.getIfUnique(TimeSource::system));
+            // Unset: the builder's own default.
+            PropertyMapper.get().from(redis.getHeartbeat()).to(builder::heartbeat);
+            return builder.build();
+        }
+    }
+
+    /** The redis strategy without io.vesta:vesta-redis or Lettuce: a start-up failure that says what to add. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedisModuleMissing.class)
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "redis")
+    static class RedisWithoutModule {
+
+        @Bean
+        MachineIdProvider vestaMachineIdProvider() {
+            throw new InvalidSettingException(STRATEGY, "redis", "redis with io.vesta:vesta-redis on the classpath, or another"
+                    + " strategy", "needs io.vesta:vesta-redis (which brings Lettuce), and it is not on the classpath");
+        }
+    }
+
+    static final class RedisModuleMissing extends NoneNestedConditions {
+
+        RedisModuleMissing() {
+            super(ConfigurationCondition.ConfigurationPhase.PARSE_CONFIGURATION);
+        }
+
+        @ConditionalOnClass(name = { REDIS_PROVIDER, LETTUCE })
+        static final class RedisModule {
         }
     }
 

@@ -57,9 +57,9 @@ public final class VestaAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @Conditional(MachineIdConfiguration.Needed.class)
     @Import({ MachineIdConfiguration.Property.class, MachineIdConfiguration.IpList.class, MachineIdConfiguration.Db.class,
-            MachineIdConfiguration.ZooKeeper.class, MachineIdConfiguration.KubernetesStatefulSet.class,
-            MachineIdConfiguration.DbWithoutModule.class,
-            MachineIdConfiguration.ZooKeeperWithoutModule.class })
+            MachineIdConfiguration.ZooKeeper.class, MachineIdConfiguration.Redis.class,
+            MachineIdConfiguration.KubernetesStatefulSet.class, MachineIdConfiguration.DbWithoutModule.class,
+            MachineIdConfiguration.ZooKeeperWithoutModule.class, MachineIdConfiguration.RedisWithoutModule.class })
     static class MachineIdProviderConfiguration {
     }
 }

@@ -7,6 +7,7 @@ import io.vesta.layout.IdCodec;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.sequence.SequencerStrategy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -124,13 +125,15 @@ public class VestaProperties {
         /** A persistent sequential node in ZooKeeper (vesta.machine-id.zookeeper.*); needs Curator. */
         ZOOKEEPER,
         /** The ordinal of a Kubernetes StatefulSet's pod (its host name's -N suffix, or vesta.machine-id.kubernetes.ordinal-variable) plus the range start. */
-        KUBERNETES_STATEFULSET
+        KUBERNETES_STATEFULSET,
+        /** A lease on a field of a shared Redis hash, through Lettuce (vesta.machine-id.redis.*); needs io.vesta:vesta-redis. */
+        REDIS
     }
 
     /** {@code vesta.machine-id.*}. */
     public static class MachineId {
 
-        /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table), zookeeper, or kubernetes-statefulset (the pod's ordinal). */
+        /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table), redis (a lease in a shared Redis hash), zookeeper, or kubernetes-statefulset (the pod's ordinal). */
         private MachineIdStrategy strategy = MachineIdStrategy.PROPERTY;
 
         /** This node's machine ID, for the property strategy. Must lie in the range of the node's gen-method. */
@@ -157,7 +160,13 @@ public class VestaProperties {
 
         private final ZooKeeper zookeeper = new ZooKeeper();
 
+        private final Redis redis = new Redis();
+
         private final Kubernetes kubernetes = new Kubernetes();
+
+        public Redis getRedis() {
+            return redis;
+        }
 
         public Kubernetes getKubernetes() {
             return kubernetes;
@@ -284,6 +293,76 @@ public class VestaProperties {
 
         public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
             this.initializeSchema = initializeSchema;
+        }
+    }
+
+    /** {@code vesta.machine-id.redis.*}: machine IDs leased from a Redis hash. */
+    public static class Redis {
+
+        /** Redis to lease from, as a Lettuce URI such as redis://user:secret@host:6379/0, rediss:// for TLS, or redis-sentinel://. Defaults to the server of spring.data.redis.* (url, or host, port, database, username, password and ssl.enabled). */
+        private String url;
+
+        /** Hash that holds the leases, one field per machine ID: nodes that share the key share the range. */
+        private String key = RedisMachineIdProvider.DEFAULT_KEY;
+
+        /** Who holds a lease; a restart with the same owner gets its machine ID back. Defaults to host:server.port, or host:pid without a configured port. */
+        private String owner;
+
+        /** How long a lease lasts without renewal; a node stops issuing when its lease runs out. The same on every node of a key. 1s to 1h. */
+        private Duration lease = RedisMachineIdProvider.DEFAULT_LEASE;
+
+        /** How often the lease is renewed; at most a third of the lease. Defaults to 5s. */
+        private Duration heartbeat;
+
+        /** How far apart the clocks of the nodes sharing the key may be. After Redis restarted or failed over (and may have lost writes), a claim waits the lease plus this before its first ID. 0 to 1m. */
+        private Duration maxClockSkew = RedisMachineIdProvider.DEFAULT_MAX_CLOCK_SKEW;
+
+        public String getUrl() {
+            return url;
+        }
+
+        public void setUrl(String url) {
+            this.url = url;
+        }
+
+        public String getKey() {
+            return key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        public String getOwner() {
+            return owner;
+        }
+
+        public void setOwner(String owner) {
+            this.owner = owner;
+        }
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getHeartbeat() {
+            return heartbeat;
+        }
+
+        public void setHeartbeat(Duration heartbeat) {
+            this.heartbeat = heartbeat;
+        }
+
+        public Duration getMaxClockSkew() {
+            return maxClockSkew;
+        }
+
+        public void setMaxClockSkew(Duration maxClockSkew) {
+            this.maxClockSkew = maxClockSkew;
         }
     }
 

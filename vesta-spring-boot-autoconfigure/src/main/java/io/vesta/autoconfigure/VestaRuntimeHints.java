@@ -12,7 +12,8 @@ import org.springframework.aot.hint.TypeReference;
  * What a Vesta application reads reflectively or as a resource, for Spring AOT and GraalVM native images:
  * <ul>
  * <li>the DDL scripts of the lease and segment tables ({@code io/vesta/machine/db/schema-*.sql},
- *     {@code io/vesta/segment/schema-*.sql}), which {@code TableScript} reads from the classpath;</li>
+ *     {@code io/vesta/segment/schema-*.sql}), which {@code TableScript} reads from the classpath, and the Lua scripts
+ *     of the Redis leases ({@code io/vesta/machine/redis/*.lua});</li>
  * <li>Hibernate's integrator service file for {@code VestaIdIntegrator}, and the integrator and generator
  *     classes it loads and instantiates;</li>
  * <li>the decoded-ID records that Jackson writes in every mode ({@link DecodedId}, {@link Id}).</li>
@@ -22,7 +23,8 @@ import org.springframework.aot.hint.TypeReference;
  */
 public class VestaRuntimeHints implements RuntimeHintsRegistrar {
 
-    static final String[] SCRIPTS = { "io/vesta/machine/db/schema-*.sql", "io/vesta/segment/schema-*.sql" };
+    static final String[] SCRIPTS = { "io/vesta/machine/db/schema-*.sql", "io/vesta/segment/schema-*.sql",
+            "io/vesta/machine/redis/*.lua" };
 
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {

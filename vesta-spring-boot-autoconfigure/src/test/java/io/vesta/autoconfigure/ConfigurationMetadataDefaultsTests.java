@@ -9,6 +9,7 @@ import io.vesta.layout.IdCodec;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.segment.SegmentIdService;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,10 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.machine-id.db.table", DbMachineIdProvider.DEFAULT_TABLE);
         ENGINE_DEFAULTS.put("vesta.machine-id.db.lease", DbMachineIdProvider.DEFAULT_LEASE);
         ENGINE_DEFAULTS.put("vesta.machine-id.db.heartbeat", DbMachineIdProvider.DEFAULT_HEARTBEAT);
+        ENGINE_DEFAULTS.put("vesta.machine-id.redis.key", RedisMachineIdProvider.DEFAULT_KEY);
+        ENGINE_DEFAULTS.put("vesta.machine-id.redis.lease", RedisMachineIdProvider.DEFAULT_LEASE);
+        ENGINE_DEFAULTS.put("vesta.machine-id.redis.heartbeat", RedisMachineIdProvider.DEFAULT_HEARTBEAT);
+        ENGINE_DEFAULTS.put("vesta.machine-id.redis.max-clock-skew", RedisMachineIdProvider.DEFAULT_MAX_CLOCK_SKEW);
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.namespace", ZooKeeperMachineIdProvider.DEFAULT_NAMESPACE);
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.report-interval", ZooKeeperMachineIdProvider.DEFAULT_REPORT_INTERVAL);
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.max-clock-difference", ZooKeeperMachineIdProvider.DEFAULT_MAX_CLOCK_DIFFERENCE);

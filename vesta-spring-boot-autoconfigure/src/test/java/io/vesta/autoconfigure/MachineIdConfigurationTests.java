@@ -9,6 +9,10 @@ import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.redis.RedisMachineIdProvider;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
@@ -128,6 +132,100 @@ class MachineIdConfigurationTests {
                             ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class))
                                     .leaseDuration()).isEqualTo(Duration.ofSeconds(20)));
         }
+    }
+
+    /** The Redis the redis-strategy tests lease from; they skip when it is unset, and CI sets it. */
+    private static String redisUrl() {
+        String url = System.getenv("VESTA_TEST_REDIS_URL");
+        org.junit.jupiter.api.Assumptions.assumeTrue(url != null && !url.isBlank(),
+                "VESTA_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379): skipping the Redis strategy tests");
+        return url;
+    }
+
+    @Test
+    void redisStrategyLeasesFromTheHashAndReleasesItWhenTheContextCloses() {
+        String url = redisUrl();
+        String key = "vesta-test:" + table;
+        String[] properties = { "vesta.machine-id.strategy=redis", "vesta.machine-id.redis.url=" + url,
+                "vesta.machine-id.redis.key=" + key, "vesta.machine-id.redis.owner=node-a",
+                "vesta.machine-id.embedded-range.min=40" };
+        RedisClient client = RedisClient.create(url);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            // The hash as a running fleet leaves it (claimed on this server before), so that a server started less than
+            // a lease ago costs no wait here.
+            connection.sync().hset(key, "store", runId(connection) + "|0");
+            runner.withPropertyValues(properties).run(context -> {
+                EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+                assertThat(service.machineId()).isEqualTo(40);
+                assertThat(service.expId(service.genId()).machine()).isEqualTo(40);
+                assertThat(service.machineIdSource()).contains("redis (hash " + key).contains("owner 'node-a'");
+                assertThat(context.getBean(VestaHealthIndicator.class).health().getDetails()).containsKey("leaseHeldUntil");
+                RedisMachineIdProvider provider = (RedisMachineIdProvider) context.getBean(MachineIdProvider.class);
+                assertThat(provider.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
+                assertThat(provider.heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
+                assertThat(connection.sync().hget(key, "40")).endsWith("|node-a");
+
+                runner.withPropertyValues(properties).withPropertyValues("vesta.machine-id.redis.owner=node-b").run(other ->
+                        assertThat(other.getBean(EmbeddedIdService.class).machineId()).isEqualTo(41));
+            });
+            // Closing the context released the lease: its expiry is in the past.
+            long expiry = Long.parseLong(connection.sync().hget(key, "40").split("\\|")[1]);
+            assertThat(expiry).isLessThanOrEqualTo(System.currentTimeMillis());
+            connection.sync().del(key);
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void redisStrategyWithoutAUrlUsesTheServerOfSpringDataRedis() {
+        RedisURI shared = RedisURI.create(redisUrl());
+        String key = "vesta-test:" + table;
+        RedisClient client = RedisClient.create(shared);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.sync().hset(key, "store", runId(connection) + "|0");
+            runner.withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.key=" + key,
+                    "spring.data.redis.host=" + shared.getHost(), "spring.data.redis.port=" + shared.getPort())
+                    .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdSource())
+                            .contains("hash " + key + " at " + shared.getHost() + ":" + shared.getPort()));
+            connection.sync().del(key);
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private static String runId(StatefulRedisConnection<String, String> connection) {
+        String info = connection.sync().info("server");
+        return info.lines().filter(line -> line.startsWith("run_id:")).findFirst().orElseThrow().substring(7).trim();
+    }
+
+    @Test
+    void redisStrategySettingsAreCheckedUnderTheirNames() {
+        runner.withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.url=redis://127.0.0.1:1",
+                "vesta.machine-id.redis.lease=9s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getDescription())
+                            .contains("vesta.machine-id.redis.heartbeat=5000ms is out of range; allowed: a duration in"
+                                    + " [10ms, 3000ms] (at most a third of vesta.machine-id.redis.lease 9000ms)");
+                });
+        runner.withPropertyValues("vesta.machine-id.strategy=redis",
+                "vesta.machine-id.redis.url=redsi://vesta:s3cret@127.0.0.1:6379").run(context -> {
+                    assertThat(context).hasFailed();
+                    String description = new VestaFailureAnalyzer(new StandardEnvironment())
+                            .analyze(context.getStartupFailure()).getDescription();
+                    assertThat(description).contains("vesta.machine-id.redis.url=redsi://******@127.0.0.1:6379")
+                            .contains("a Redis URI such as redis://host:6379/0").doesNotContain("s3cret");
+                });
+    }
+
+    @Test
+    void redisStrategyWithoutVestaRedisSaysWhatToAdd() {
+        runner.withClassLoader(new FilteredClassLoader("io.vesta.machine.redis"))
+                .withPropertyValues("vesta.machine-id.strategy=redis").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new VestaFailureAnalyzer(new StandardEnvironment()).analyze(context.getStartupFailure()).getAction())
+                            .contains("redis with io.vesta:vesta-redis on the classpath");
+                });
     }
 
     @Test

@@ -29,6 +29,11 @@ class VestaRuntimeHintsTests {
                 assertThat(RuntimeHintsPredicates.resource().forResource(script)).accepts(hints);
             }
         }
+        for (String name : new String[] { "read", "claim", "renew", "end" }) {
+            String script = "io/vesta/machine/redis/" + name + ".lua";
+            assertThat(getClass().getClassLoader().getResource(script)).as(script).isNotNull();
+            assertThat(RuntimeHintsPredicates.resource().forResource(script)).accepts(hints);
+        }
         assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/services/org.hibernate.integrator.spi.Integrator"))
                 .accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(io.vesta.hibernate.VestaIdGenerator.class)).accepts(hints);
