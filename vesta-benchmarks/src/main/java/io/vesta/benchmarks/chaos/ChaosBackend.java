@@ -9,7 +9,15 @@ import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -30,7 +38,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** What differs between the two lease stores under test: set-up, the nodes' settings, and faults of the store. */
+/** What differs between the lease stores under test: set-up, the nodes' settings, and faults of the store. */
 abstract class ChaosBackend implements AutoCloseable {
 
     final LeaseChaosHarness.Options options;
@@ -395,6 +403,203 @@ abstract class ChaosBackend implements AutoCloseable {
             }
             if (cluster != null) {
                 cluster.close();
+            }
+        }
+    }
+
+    /**
+     * A {@code redis-server} of the run's own on a free port, without persistence; faults: the server killed and started
+     * again empty (every lease lost: what the store mark must make safe), the server paused with SIGSTOP for about a
+     * lease, and {@code CLIENT KILL} of one node's connection or all of them.
+     */
+    static final class Redis extends ChaosBackend {
+
+        private final String key;
+        private final int port;
+        private Process server;
+        private final ExecutorService faults = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "chaos-redis-faults");
+            thread.setDaemon(true);
+            return thread;
+        });
+        private final AtomicBoolean faulting = new AtomicBoolean();
+        private long nextServerFault;
+
+        Redis(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) throws IOException {
+            super(options, dir, suffix, random);
+            this.key = "vesta:chaos:" + suffix;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                this.port = socket.getLocalPort();
+            }
+        }
+
+        @Override
+        String name() {
+            return "redis";
+        }
+
+        private String url() {
+            return "redis://127.0.0.1:" + port;
+        }
+
+        @Override
+        void start(PrintStream out) throws Exception {
+            startServer();
+            out.println("  redis-server on 127.0.0.1:" + port + " (no persistence), key " + key);
+            nextServerFault = System.currentTimeMillis() + 4000 + random.nextInt(4000);
+        }
+
+        private synchronized void startServer() throws Exception {
+            server = new ProcessBuilder(options.redisServer(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", dir.toString())
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
+                    .start();
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (true) {
+                try (Socket ignored = new Socket("127.0.0.1", port)) {
+                    return;
+                } catch (IOException notYet) {
+                    if (!server.isAlive() || System.currentTimeMillis() > deadline) {
+                        throw new IllegalStateException(options.redisServer() + " did not listen on port " + port
+                                + "; see " + dir.resolve("redis.log"));
+                    }
+                    Thread.sleep(20);
+                }
+            }
+        }
+
+        private synchronized void killServer() throws InterruptedException {
+            server.destroyForcibly();
+            server.waitFor();
+        }
+
+        private synchronized void signalServer(String signal) throws Exception {
+            new ProcessBuilder("kill", "-" + signal, Long.toString(server.pid())).inheritIO().start().waitFor();
+        }
+
+        @Override
+        List<String> nodeArgs(int slot, String owner) {
+            return List.of("--redis-url=" + url(), "--key=" + key, "--lease-ms=" + options.leaseMillis(),
+                    "--heartbeat-ms=" + options.heartbeatMillis(), "--max-clock-skew-ms=" + options.maxClockSkewMillis(),
+                    "--app-name=" + appName(slot));
+        }
+
+        private String appName(int slot) {
+            return "vesta-chaos-" + suffix + "-" + slot;
+        }
+
+        @Override
+        long handOverMillis() {
+            return options.leaseMillis();
+        }
+
+        @Override
+        void tick(long now, LeaseChaosHarness.Run run) {
+            if (now < nextServerFault || run.timeLeft(now) <= 5000 || !faulting.compareAndSet(false, true)) {
+                return;
+            }
+            nextServerFault = now + 5000 + random.nextInt(6000);
+            boolean restart = random.nextInt(3) > 0;
+            long millis = restart ? 100 + random.nextInt(700) : Math.round(options.leaseMillis() * (0.5 + random.nextDouble()));
+            run.count(restart ? "redis restart" : "redis pause");
+            run.event(restart ? "redis-server killed, started again empty after " + millis + " ms"
+                    : "redis-server paused (SIGSTOP) for " + millis + " ms");
+            faults.submit(() -> {
+                try {
+                    if (restart) {
+                        killServer();
+                        Thread.sleep(millis);
+                        startServer();
+                    } else {
+                        signalServer("STOP");
+                        try {
+                            Thread.sleep(millis);
+                        } finally {
+                            signalServer("CONT");
+                        }
+                    }
+                } catch (Exception e) {
+                    System.err.println("redis fault: " + e);
+                } finally {
+                    faulting.set(false);
+                }
+                return null;
+            });
+        }
+
+        @Override
+        boolean nodeFault(LeaseChaosHarness.Run run) {
+            if (faulting.get()) {
+                return false;
+            }
+            boolean all = random.nextInt(4) == 0;
+            int slot = random.nextInt(options.nodes());
+            String prefix = all ? "vesta-chaos-" + suffix + "-" : appName(slot);
+            RedisClient client = RedisClient.create(url());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                connection.setTimeout(Duration.ofSeconds(2));
+                long killed = 0;
+                for (String line : connection.sync().clientList().split("\n")) {
+                    String name = field(line, "name");
+                    if (name != null && (all ? name.startsWith(prefix) : name.equals(prefix))) {
+                        killed += connection.sync().clientKill(KillArgs.Builder.addr(field(line, "addr")));
+                    }
+                }
+                run.count("conn-kill");
+                run.event("CLIENT KILL " + (all ? "all nodes" : "slot " + slot) + ": " + killed + " connections");
+                return true;
+            } catch (RuntimeException e) {
+                return false; // the server is restarting: a node fault of another kind instead
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
+        }
+
+        private static String field(String line, String name) {
+            for (String part : line.split(" ")) {
+                if (part.startsWith(name + "=")) {
+                    String value = part.substring(name.length() + 1);
+                    return value.isEmpty() ? null : value;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        void quiesce() throws Exception {
+            faults.submit(() -> null).get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        void describeEnd(PrintStream out) {
+            RedisClient client = RedisClient.create(url());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                Map<String, String> entries = new TreeMap<>(connection.sync().hgetall(key));
+                out.println("  hash at the end      " + String.join("; ", entries.entrySet().stream()
+                        .map(e -> e.getKey() + ": " + e.getValue().replace("chaos-" + suffix + "-", "slot ")).toList()));
+            } catch (RuntimeException e) {
+                out.println("  hash at the end      unreadable: " + e.getMessage());
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
+        }
+
+        private boolean closed;
+
+        /** Idempotent: the harness's shutdown hook may call it while the run itself does. */
+        @Override
+        public synchronized void close() throws Exception {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            faults.shutdownNow();
+            if (server != null) {
+                if (server.isAlive()) {
+                    new ProcessBuilder("kill", "-CONT", Long.toString(server.pid())).start().waitFor();
+                }
+                server.destroyForcibly();
+                server.waitFor(10, TimeUnit.SECONDS);
             }
         }
     }

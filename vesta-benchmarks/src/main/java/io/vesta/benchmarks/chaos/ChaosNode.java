@@ -2,6 +2,7 @@ package io.vesta.benchmarks.chaos;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.lettuce.core.RedisURI;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
@@ -10,6 +11,7 @@ import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 
 import java.io.IOException;
@@ -229,6 +231,18 @@ public final class ChaosNode {
                     .owner(owner)
                     .lease(Duration.ofMillis(leaseMillis))
                     .heartbeat(Duration.ofMillis(Long.parseLong(required(options, "heartbeat-ms"))))
+                    .build();
+        }
+        if (backend.equals("redis")) {
+            RedisURI uri = RedisURI.create(required(options, "redis-url"));
+            // CLIENT LIST shows the name: how the harness finds this node's connection to kill.
+            uri.setClientName(required(options, "app-name"));
+            return RedisMachineIdProvider.builder(uri)
+                    .key(required(options, "key"))
+                    .owner(owner)
+                    .lease(Duration.ofMillis(Long.parseLong(required(options, "lease-ms"))))
+                    .heartbeat(Duration.ofMillis(Long.parseLong(required(options, "heartbeat-ms"))))
+                    .maxClockSkew(Duration.ofMillis(Long.parseLong(required(options, "max-clock-skew-ms"))))
                     .build();
         }
         ZooKeeperMachineIdProvider.Builder builder = ZooKeeperMachineIdProvider.builder(required(options, "connect"))

@@ -29,7 +29,9 @@ import java.util.stream.Stream;
  * back), and attacks the store: for the database lease table, {@code pg_terminate_backend} of the nodes'
  * connections and stalls of the table a little longer than a lease (updates held, reads let through, so that a
  * holder's renewal and another node's takeover of the same row meet); for ZooKeeper, members of a three-member
- * ensemble killed and restarted, and a second process started under the owner name of a node that holds an ID.
+ * ensemble killed and restarted, and a second process started under the owner name of a node that holds an ID; for
+ * Redis (a {@code redis-server} of the run's own, without persistence), the server killed and started again empty,
+ * paused with SIGSTOP, and {@code CLIENT KILL} of the nodes' connections.
  * Every node appends each ID it issues to a file of its own; afterwards
  * {@link ChaosChecker} reads them all and counts duplicates and IDs issued after the issuing node's lease had
  * ended. Exits 1 if there is either (or another inconsistency), 2 on a usage or set-up error.
@@ -41,12 +43,13 @@ import java.util.stream.Stream;
  * <pre>
  * mvn -q -B -DskipTests package -pl vesta-benchmarks -am &amp;&amp; \
  *   java -cp vesta-benchmarks/target/benchmarks.jar io.vesta.benchmarks.chaos.LeaseChaosHarness \
- *     --backend=db|zookeeper|both [--seconds=60] [--nodes=5] [--machine-ids=3] [--seed=N] \
+ *     --backend=db|zookeeper|redis|both|all [--seconds=60] [--nodes=5] [--machine-ids=3] [--seed=N] \
  *     [--jdbc-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres] [--lease-ms=1500] [--heartbeat-ms=375] \
  *     [--report-ms=150] [--reclaim-ms=1500] [--zk-lease-ms=N] [--rate=20000] [--fault-ms=200-600] \
- *     [--near-lease-stops=0.25] [--work-dir=DIR] [--keep]
+ *     [--near-lease-stops=0.25] [--redis-server=redis-server] [--max-clock-skew-ms=100] [--work-dir=DIR] [--keep]
  * </pre>
- * {@code --backend} is {@code both} by default. {@code --zk-lease-ms} sets the ZooKeeper provider's
+ * {@code --backend} is {@code both} (db and zookeeper) by default; {@code all} adds redis, which uses {@code --lease-ms}
+ * and {@code --heartbeat-ms} like the table. {@code --zk-lease-ms} sets the ZooKeeper provider's
  * {@code lease}; without it the provider's default applies (30 s, or half of {@code reclaimAfter} if shorter). The files of a failed run (or of any run, with
  * {@code --keep}) stay behind, with {@code events.txt}, the faults in order; {@link ChaosChecker#main} checks
  * them again.
@@ -59,20 +62,31 @@ public final class LeaseChaosHarness {
     /** The settings of one harness run; see the class comment for the defaults. */
     record Options(String backend, int seconds, int nodes, int machineIds, long seed, String jdbcUrl, long leaseMillis,
             long heartbeatMillis, long reportMillis, long reclaimMillis, Long zkLeaseMillis, double rate,
-            long faultMinMillis, long faultMaxMillis, double nearLeaseStops, Path workDir, boolean keep) {
+            long faultMinMillis, long faultMaxMillis, double nearLeaseStops, Path workDir, boolean keep,
+            String redisServer, long maxClockSkewMillis) {
+
+        /** The backends a run goes through, in order. */
+        List<String> backends() {
+            return switch (backend) {
+                case "both" -> List.of("db", "zookeeper");
+                case "all" -> List.of("db", "zookeeper", "redis");
+                default -> List.of(backend);
+            };
+        }
 
         static Options of(Map<String, String> o) {
             Set<String> known = Set.of("backend", "seconds", "nodes", "machine-ids", "seed", "jdbc-url", "lease-ms",
                     "heartbeat-ms", "report-ms", "reclaim-ms", "zk-lease-ms", "rate", "fault-ms", "near-lease-stops",
-                    "work-dir", "keep");
+                    "work-dir", "keep", "redis-server", "max-clock-skew-ms");
             for (String key : o.keySet()) {
                 if (!known.contains(key)) {
                     throw new IllegalArgumentException("unknown option --" + key);
                 }
             }
             String backend = o.getOrDefault("backend", "both");
-            if (!Set.of("db", "zookeeper", "both").contains(backend)) {
-                throw new IllegalArgumentException("--backend must be db, zookeeper or both, was " + backend);
+            if (!Set.of("db", "zookeeper", "redis", "both", "all").contains(backend)) {
+                throw new IllegalArgumentException("--backend must be db, zookeeper, redis, both (db and zookeeper) or all,"
+                        + " was " + backend);
             }
             int seconds = range("seconds", Integer.parseInt(o.getOrDefault("seconds", "60")), 10, 600);
             int nodes = range("nodes", Integer.parseInt(o.getOrDefault("nodes", "5")), 2, 12);
@@ -102,9 +116,10 @@ public final class LeaseChaosHarness {
             String url = o.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
             requireLoopback(url);
             long seed = o.containsKey("seed") ? Long.parseLong(o.get("seed")) : System.nanoTime() ^ System.currentTimeMillis();
+            long skew = range("max-clock-skew-ms", Long.parseLong(o.getOrDefault("max-clock-skew-ms", "100")), 0, 60_000);
             return new Options(backend, seconds, nodes, machineIds, seed, url, lease, heartbeat, report, reclaim, zkLease,
                     rate, faultMin, faultMax, near, o.containsKey("work-dir") ? Path.of(o.get("work-dir")) : null,
-                    o.containsKey("keep"));
+                    o.containsKey("keep"), o.getOrDefault("redis-server", "redis-server"), skew);
         }
 
         private static int range(String name, int value, int min, int max) {
@@ -167,7 +182,7 @@ public final class LeaseChaosHarness {
         List<Row> rows = new ArrayList<>();
         boolean passed = true;
         SplittableRandom seeds = new SplittableRandom(options.seed());
-        for (String backend : options.backend().equals("both") ? List.of("db", "zookeeper") : List.of(options.backend())) {
+        for (String backend : options.backends()) {
             Row row;
             try {
                 row = new Run(options, backend, seeds.nextLong(), children, stores, out).execute();
@@ -211,14 +226,19 @@ public final class LeaseChaosHarness {
             boolean passed) {
 
         String markdown() {
-            String storeFaults = backend.equals("db")
-                    ? String.format(Locale.ROOT, "%,d connection kills, %,d table stalls", fault("conn-kill"), fault("table stall"))
-                    : String.format(Locale.ROOT, "%,d member restarts", fault("member restart"));
+            String storeFaults = switch (backend) {
+                case "db" -> String.format(Locale.ROOT, "%,d connection kills, %,d table stalls", fault("conn-kill"),
+                        fault("table stall"));
+                case "redis" -> String.format(Locale.ROOT, "%,d restarts (data lost), %,d pauses, %,d connection kills",
+                        fault("redis restart"), fault("redis pause"), fault("conn-kill"));
+                default -> String.format(Locale.ROOT, "%,d member restarts", fault("member restart"));
+            };
+            boolean twins = backend.equals("zookeeper");
             return String.format(Locale.ROOT, "| %s | %d | %d | %d | %,d | %,d (%,d) | %,d | %s | %s | %,d / %,d | %s | %,d | %,d |",
                     backend, nodes, machineIds, seconds, result.idsChecked(), fault("stop"), fault("stop near lease"),
-                    fault("kill"), storeFaults, backend.equals("db") ? "-" : String.format(Locale.ROOT, "%,d", fault("same-owner start")),
+                    fault("kill"), storeFaults, !twins ? "-" : String.format(Locale.ROOT, "%,d", fault("same-owner start")),
                     result.acquisitions(), result.takeovers(),
-                    backend.equals("db") ? "-" : String.format(Locale.ROOT, "%,d", result.sameOwnerRefusals()),
+                    !twins ? "-" : String.format(Locale.ROOT, "%,d", result.sameOwnerRefusals()),
                     result.duplicates(), result.late());
         }
 
@@ -292,15 +312,20 @@ public final class LeaseChaosHarness {
             out.println();
             out.printf(Locale.ROOT, "== %s: %d nodes on machine IDs 0-%d, %d s, files in %s%n", backendName, options.nodes(),
                     options.machineIds() - 1, options.seconds(), dir);
-            backend = backendName.equals("db") ? new ChaosBackend.Db(options, dir, suffix, random)
-                    : new ChaosBackend.ZooKeeper(options, dir, suffix, random);
+            backend = switch (backendName) {
+                case "db" -> new ChaosBackend.Db(options, dir, suffix, random);
+                case "redis" -> new ChaosBackend.Redis(options, dir, suffix, random);
+                default -> new ChaosBackend.ZooKeeper(options, dir, suffix, random);
+            };
             ChaosChecker.Result result;
             stores.add(backend);
             try (ChaosBackend ignored = backend) {
                 backend.start(out);
                 out.printf(Locale.ROOT, "  %s; SIGSTOP for 1.5-3x (and %.0f%% of them 0.9-1.2x) %d ms; a fault every %d-%d ms;"
                                 + " %,.0f IDs/s per node at most%n",
-                        backendName.equals("db") ? "lease " + options.leaseMillis() + " ms, heartbeat " + options.heartbeatMillis() + " ms"
+                        !backendName.equals("zookeeper") ? "lease " + options.leaseMillis() + " ms, heartbeat "
+                                + options.heartbeatMillis() + " ms" + (backendName.equals("redis") ? ", max clock skew "
+                                + options.maxClockSkewMillis() + " ms" : "")
                                 : "reportInterval " + options.reportMillis() + " ms, reclaimAfter " + options.reclaimMillis() + " ms"
                                 + (options.zkLeaseMillis() != null ? ", lease " + options.zkLeaseMillis() + " ms" : ", lease not set"),
                         options.nearLeaseStops() * 100, backend.handOverMillis(), options.faultMinMillis(),
@@ -378,7 +403,8 @@ public final class LeaseChaosHarness {
 
         private void fault() throws Exception {
             int roll = random.nextInt(100);
-            boolean db = backendName.equals("db");
+            // The table and Redis have faults of a node's connection; ZooKeeper's are its members, in tick.
+            boolean db = !backendName.equals("zookeeper");
             if (db && roll < 30 && backend.nodeFault(this)) {
                 return;
             }
