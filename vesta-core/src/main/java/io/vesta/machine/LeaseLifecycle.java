@@ -15,14 +15,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * The life of a leased machine ID, whatever keeps the lease (a database row, a ZooKeeper node): the local
- * {@link MachineIdLease} the generator reads before every ID, the renewals on a named daemon thread, losing the ID
- * for good, and close-then-release within a bound. Also the settings every leased provider shares and their
- * checks. The backend (what a renewal writes, what makes a takeover safe) stays in the provider.
+ * The life of a leased machine ID, whatever keeps the lease (a database row, a Redis hash field, a ZooKeeper
+ * node): the local {@link MachineIdLease} the generator reads before every ID, the renewals on a named daemon
+ * thread, losing the ID for good, and close-then-release within a bound. Also the settings every leased provider
+ * shares and their checks. The backend (what a renewal writes, what makes a takeover safe) stays in the provider.
  *
  * <p>The providers hold one of these rather than extend a base class: they guard their backend calls
- * differently (the database provider with a lock that {@code close()} gives up on after a bound, the ZooKeeper
- * provider with its monitor) and acquire in ways of their own, while what they share is exactly the state of the
+ * differently (the database and Redis providers with a lock that {@code close()} gives up on after a bound, the
+ * ZooKeeper provider with its monitor) and acquire in ways of their own, while what they share is exactly the state of the
  * local lease, which this class owns whole, so that no provider can change the lease outside of its rules.
  *
  * <p>The rules, on which both providers' proof that two nodes never issue under one ID rests:

@@ -3,8 +3,8 @@ package io.vesta.machine;
 import java.time.Instant;
 
 /**
- * How long a node may issue under its machine ID. Providers that share IDs between nodes (database leases,
- * ZooKeeper) renew it while they hold the ID and revoke it when they cannot be sure they still do; the
+ * How long a node may issue under its machine ID. Providers that share IDs between nodes (database and Redis
+ * leases, ZooKeeper) renew it while they hold the ID and revoke it when they cannot be sure they still do; the
  * generator reads it before every ID, so it is a single volatile field. Providers whose IDs are fixed by
  * configuration use {@link #forever()}.
  */

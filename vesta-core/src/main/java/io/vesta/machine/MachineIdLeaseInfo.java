@@ -11,7 +11,7 @@ import java.time.Instant;
  * @param leaseExpiry when the lease ends (or ended) by the holder's clock; null when never leased
  * @param highWater  every ID its holder issued has a time before this: the next holder starts after it; null when
  *                   never leased
- * @param generation the DB row's generation, or the ZooKeeper node's version: it moves on whenever the ID changes
+ * @param generation the DB row's or Redis entry's generation, or the ZooKeeper node's version: it moves on whenever the ID changes
  *                   hands or its lease is ended
  * @param self       whether this process holds it
  */

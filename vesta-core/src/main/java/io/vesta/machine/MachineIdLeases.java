@@ -3,8 +3,8 @@ package io.vesta.machine;
 import java.util.List;
 
 /**
- * What an operator sees of, and may do to, the machine-ID leases of a shared store (the DB table, the ZooKeeper
- * namespace): every machine ID of a range with its holder, and ending a lease so that another node can take the ID.
+ * What an operator sees of, and may do to, the machine-ID leases of a shared store (the DB table, the Redis hash,
+ * the ZooKeeper namespace): every machine ID of a range with its holder, and ending a lease so that another node can take the ID.
  * A provider that has such a store offers it through {@link MachineIdProvider#leases()}.
  *
  * <p>Ending a lease never lets two nodes issue the same ID: the former holder's next renewal fails and it stops

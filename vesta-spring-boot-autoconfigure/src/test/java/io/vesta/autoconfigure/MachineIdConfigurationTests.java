@@ -219,6 +219,16 @@ class MachineIdConfigurationTests {
     }
 
     @Test
+    void redisStrategyWithRedisDownFailsStartUpNamingTheServerAndTheHash() {
+        runner.withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.url=redis://127.0.0.1:1")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "Cannot lease a machine ID from Redis hash vesta:machine-ids at 127.0.0.1:1 (range 0-923");
+                });
+    }
+
+    @Test
     void redisStrategyWithoutVestaRedisSaysWhatToAdd() {
         runner.withClassLoader(new FilteredClassLoader("io.vesta.machine.redis"))
                 .withPropertyValues("vesta.machine-id.strategy=redis").run(context -> {
