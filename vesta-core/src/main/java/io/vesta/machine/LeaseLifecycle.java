@@ -116,6 +116,22 @@ public final class LeaseLifecycle {
     }
 
     /**
+     * The check at the start of a provider's acquire: a provider leases once, and never after {@link #close}.
+     * @param provider the provider's simple class name, for the message
+     * @param held what the provider holds, for the message: {@code "machine ID 7"}, {@code "machine IDs 8-15"}
+     * @throws IllegalStateException once close() began, or when an ID was started already
+     */
+    public void requireUnused(String provider, Supplier<String> held) {
+        if (closed) {
+            throw new IllegalStateException("This " + provider + " was closed; build a new one");
+        }
+        if (machineId >= 0) {
+            throw new IllegalStateException("This " + provider + " already holds " + held.get()
+                    + "; build a new one for another generator");
+        }
+    }
+
+    /**
      * Publishes an acquired ID: the lease runs to {@code heldUntil} (an end the backend confirmed) and
      * {@code renewal} runs every {@code interval} on a daemon thread of its own. Returns false, and publishes
      * nothing, when {@link #close} began while the ID was being acquired: the caller gives the ID back.
@@ -258,6 +274,20 @@ public final class LeaseLifecycle {
                     + unreleased.get() + ". No ID was issued after close() began.");
         }
         return true;
+    }
+
+    /**
+     * The high water a leased provider's release writes, so that the next holder may start at once rather than at the
+     * end of the lease. Every ID the provider issued carries a time before {@code now + 1} ({@link #close} revoked the
+     * lease before it read {@code now}) and before {@code confirmedExpiry} (the lease never ran past it), but the mark
+     * is never below {@code inherited}, the one the provider took over: the previous holder may still issue up to it
+     * (it learns at its next renewal that the ID is gone), and the next holder must start after it too.
+     *
+     * @param inherited the high water the provider took the ID over with, or null
+     */
+    public static long releaseMark(Long inherited, long confirmedExpiry, long now) {
+        long own = Math.min(confirmedExpiry, now + 1);
+        return inherited == null ? own : Math.max(inherited, own);
     }
 
     /**

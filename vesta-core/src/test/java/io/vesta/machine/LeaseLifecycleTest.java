@@ -51,6 +51,27 @@ class LeaseLifecycleTest {
     }
 
     @Test
+    void aReleaseMarksTheLastTimeTheProviderCouldHaveIssuedButNeverLessThanWhatItInherited() {
+        assertThat(LeaseLifecycle.releaseMark(null, 5_000, 1_000)).as("closed before the lease ended").isEqualTo(1_001);
+        assertThat(LeaseLifecycle.releaseMark(null, 5_000, 9_000)).as("closed after it ended").isEqualTo(5_000);
+        assertThat(LeaseLifecycle.releaseMark(7_000L, 5_000, 1_000)).as("the previous holder may issue up to 7000")
+                .isEqualTo(7_000);
+        assertThat(LeaseLifecycle.releaseMark(500L, 5_000, 1_000)).isEqualTo(1_001);
+    }
+
+    @Test
+    void aProviderLeasesOnceAndNeverAfterClose() {
+        lifecycle.requireUnused("DbMachineIdProvider", () -> "nothing");
+        lifecycle.start(7, now + 30_000, Duration.ofSeconds(10), () -> { });
+        assertThatThrownBy(() -> lifecycle.requireUnused("DbMachineIdProvider", () -> "machine ID 7"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("This DbMachineIdProvider already holds machine ID 7; build a new one for another generator");
+        lifecycle.close(Duration.ofSeconds(1), at -> null, () -> "");
+        assertThatThrownBy(() -> lifecycle.requireUnused("DbMachineIdProvider", () -> "machine ID 7"))
+                .isInstanceOf(IllegalStateException.class).hasMessage("This DbMachineIdProvider was closed; build a new one");
+    }
+
+    @Test
     void aRenewalThatThrowsDoesNotStopTheRenewals() throws Exception {
         CountDownLatch runs = new CountDownLatch(3);
         lifecycle.start(1, now + 30_000, Duration.ofMillis(10), () -> {

@@ -1,6 +1,6 @@
 package io.vesta.machine.db;
 
-import io.vesta.machine.LeaseChangeRefusedException;
+import io.vesta.machine.LeaseEnding;
 import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdRange;
@@ -8,7 +8,6 @@ import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.time.TimeSource;
 
 import javax.sql.DataSource;
-import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -99,19 +98,9 @@ final class DbMachineIdLeases implements MachineIdLeases {
                 throw new IllegalArgumentException("Table " + table + " has no lease on machine ID " + machineId
                         + ": it was never leased, so any node may take it");
             }
-            if (before.self()) {
-                throw new LeaseChangeRefusedException(machineId, "own", "Machine ID " + machineId + " is held by this"
-                        + " process (owner '" + before.owner() + "'); stop it to release the ID");
-            }
-            if (!before.live()) {
-                return new Released(before, before, false, "The lease of owner '" + before.owner() + "' on machine ID "
-                        + machineId + " ended at " + before.leaseExpiry() + "; any node may take it (after "
-                        + before.highWater() + ")");
-            }
-            if (!force) {
-                throw new LeaseChangeRefusedException(machineId, "live", "The lease of owner '" + before.owner()
-                        + "' on machine ID " + machineId + " is live until " + before.leaseExpiry() + ": its holder may be"
-                        + " running. Stop it, wait for the lease to end, or force the release if its process is gone");
+            Released unchanged = LeaseEnding.check(before, force);
+            if (unchanged != null) {
+                return unchanged;
             }
             int ended;
             try (PreparedStatement update = prepare(connection, end)) {
@@ -122,19 +111,9 @@ final class DbMachineIdLeases implements MachineIdLeases {
                 ended = update.executeUpdate();
             }
             if (ended == 0) {
-                throw new LeaseChangeRefusedException(machineId, "changed", "The lease on machine ID " + machineId
-                        + " changed while it was being ended (it was renewed by a new holder, or ended meanwhile); read"
-                        + " the leases again");
+                throw LeaseEnding.changed(machineId);
             }
-            MachineIdLeaseInfo after = read(connection, machineId, now);
-            int rows = ended;
-            LOG.log(Level.WARNING, () -> "Ended the live lease of owner '" + before.owner() + "' on machine ID " + machineId
-                    + (rows > 1 ? " and the other " + (rows - 1) + " rows of its block" : "") + " in table " + table
-                    + " by force; the next holder starts after " + before.highWater());
-            return new Released(before, after, true, "Ended the lease of owner '" + before.owner() + "' on machine ID "
-                    + machineId + (rows > 1 ? " and the other " + (rows - 1) + " machine IDs of its block" : "")
-                    + "; its holder stops issuing at its next renewal, and the next holder starts after "
-                    + before.highWater());
+            return LeaseEnding.ended(before, read(connection, machineId, now), ended, "rows", "table " + table, LOG);
         } catch (SQLException e) {
             throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " in table "
                     + table + ": " + e.getMessage(), e);

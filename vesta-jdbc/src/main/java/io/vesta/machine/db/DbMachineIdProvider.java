@@ -204,13 +204,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         MachineIdRange.requireBlockSize("blockSize", blockSize);
         database.lock();
         try {
-            if (lifecycle.isClosed()) {
-                throw new IllegalStateException("This DbMachineIdProvider was closed; build a new one");
-            }
-            if (lifecycle.machineId() >= 0) {
-                throw new IllegalStateException("This DbMachineIdProvider already holds " + block.describe()
-                        + "; build a new one for another generator");
-            }
+            lifecycle.requireUnused("DbMachineIdProvider", () -> block.describe());
             Claim claim;
             try (Connection connection = dataSource.getConnection()) {
                 claim = inAutoCommit(connection, () -> {
@@ -252,7 +246,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         long now = timeSource.currentTimeMillis();
         String outcome;
         try {
-            outcome = releaseRows(block, claim.generation, releaseMark(claim.notBefore, claim.expiry, now), now) > 0
+            long mark = LeaseLifecycle.releaseMark(claim.notBefore, claim.expiry, now);
+            outcome = releaseRows(block, claim.generation, mark, now) > 0
                     ? "the rows were released"
                     : "the rows had already changed hands";
         } catch (SQLException | RuntimeException e) {
@@ -605,25 +600,13 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                 return null;
             }
             // If the row was taken over meanwhile, the generation makes this a no-op.
-            releaseRows(block, generation, releaseMark(notBefore, confirmedExpiry, now), now);
+            releaseRows(block, generation, LeaseLifecycle.releaseMark(notBefore, confirmedExpiry, now), now);
             return null;
         } catch (SQLException | RuntimeException e) {
             return e.getMessage();
         } finally {
             database.unlock();
         }
-    }
-
-    /**
-     * The high water a release writes. Every ID this node issued carries a time before {@code now + 1} (the
-     * lease was revoked before {@code now} was read) and before {@code confirmedExpiry} (the lease never ran
-     * past it), so that exact mark lets the next holder start at once rather than at the end of the lease. But
-     * never below the mark this node inherited: the row's previous holder may still issue up to it (it learns
-     * at its next heartbeat that the row is gone), and the next holder must start after it too.
-     */
-    private static long releaseMark(Long inherited, long confirmedExpiry, long now) {
-        long own = Math.min(confirmedExpiry, now + 1);
-        return inherited == null ? own : Math.max(inherited, own);
     }
 
     private int releaseRows(MachineIdBlock held, long heldGeneration, long highWater, long now) throws SQLException {

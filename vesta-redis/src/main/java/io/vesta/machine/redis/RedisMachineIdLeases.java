@@ -1,6 +1,6 @@
 package io.vesta.machine.redis;
 
-import io.vesta.machine.LeaseChangeRefusedException;
+import io.vesta.machine.LeaseEnding;
 import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdRange;
@@ -8,7 +8,6 @@ import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.redis.RedisLeaseStore.Entry;
 import io.vesta.time.TimeSource;
 
-import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,19 +64,9 @@ final class RedisMachineIdLeases implements MachineIdLeases {
                     + ": it was never leased, so any node may take it");
         }
         MachineIdLeaseInfo before = info(entry, now);
-        if (before.self()) {
-            throw new LeaseChangeRefusedException(machineId, "own", "Machine ID " + machineId + " is held by this"
-                    + " process (owner '" + before.owner() + "'); stop it to release the ID");
-        }
-        if (!before.live()) {
-            return new Released(before, before, false, "The lease of owner '" + before.owner() + "' on machine ID "
-                    + machineId + " ended at " + before.leaseExpiry() + "; any node may take it (after "
-                    + before.highWater() + ")");
-        }
-        if (!force) {
-            throw new LeaseChangeRefusedException(machineId, "live", "The lease of owner '" + before.owner()
-                    + "' on machine ID " + machineId + " is live until " + before.leaseExpiry() + ": its holder may be"
-                    + " running. Stop it, wait for the lease to end, or force the release if its process is gone");
+        Released unchanged = LeaseEnding.check(before, force);
+        if (unchanged != null) {
+            return unchanged;
         }
         long ended;
         try {
@@ -87,19 +76,11 @@ final class RedisMachineIdLeases implements MachineIdLeases {
                     + store.describe() + ": " + e.getMessage(), e);
         }
         if (ended == 0) {
-            throw new LeaseChangeRefusedException(machineId, "changed", "The lease on machine ID " + machineId
-                    + " changed while it was being ended (it was taken by a new holder, or ended meanwhile); read the"
-                    + " leases again");
+            throw LeaseEnding.changed(machineId);
         }
         Entry afterEntry = read("read the lease on machine ID " + machineId).get(machineId);
-        MachineIdLeaseInfo after = afterEntry == null ? MachineIdLeaseInfo.free(machineId) : info(afterEntry, now);
-        long entries = ended;
-        LOG.log(Level.WARNING, () -> "Ended the live lease of owner '" + before.owner() + "' on machine ID " + machineId
-                + (entries > 1 ? " and the other " + (entries - 1) + " entries of its block" : "") + " in Redis "
-                + store.describe() + " by force; the next holder starts after " + before.highWater());
-        return new Released(before, after, true, "Ended the lease of owner '" + before.owner() + "' on machine ID "
-                + machineId + (entries > 1 ? " and the other " + (entries - 1) + " machine IDs of its block" : "")
-                + "; its holder stops issuing at its next renewal, and the next holder starts after " + before.highWater());
+        return LeaseEnding.ended(before, afterEntry == null ? MachineIdLeaseInfo.free(machineId) : info(afterEntry, now),
+                ended, "entries", "Redis " + store.describe(), LOG);
     }
 
     private NavigableMap<Long, Entry> read(String what) {

@@ -164,13 +164,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         MachineIdRange.requireBlockSize("blockSize", blockSize);
         redis.lock();
         try {
-            if (lifecycle.isClosed()) {
-                throw new IllegalStateException("This RedisMachineIdProvider was closed; build a new one");
-            }
-            if (lifecycle.machineId() >= 0) {
-                throw new IllegalStateException("This RedisMachineIdProvider already holds " + block.describe()
-                        + "; build a new one for another generator");
-            }
+            lifecycle.requireUnused("RedisMachineIdProvider", () -> block.describe());
             Claim claim;
             try {
                 claim = claim(range, blockSize);
@@ -207,7 +201,8 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         long now = timeSource.currentTimeMillis();
         String outcome;
         try {
-            outcome = "ok".equals(releaseClaimed(claim.entries, releaseMark(claim.notBefore, claim.expiry, now), now))
+            long mark = LeaseLifecycle.releaseMark(claim.notBefore, claim.expiry, now);
+            outcome = "ok".equals(releaseClaimed(claim.entries, mark, now))
                     ? "the entries were released" : "the entries had already changed hands";
         } catch (RuntimeException e) {
             outcome = "the entries could not be released (" + e.getMessage() + ") and become free when their lease ends at "
@@ -481,22 +476,13 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 return null;
             }
             // If the entries were taken over meanwhile, the token makes this a no-op.
-            write(block, now, releaseMark(notBefore, confirmedExpiry, now));
+            write(block, now, LeaseLifecycle.releaseMark(notBefore, confirmedExpiry, now));
             return null;
         } catch (RuntimeException e) {
             return e.getMessage();
         } finally {
             redis.unlock();
         }
-    }
-
-    /**
-     * The high water a release writes: every ID this node issued carries a time before {@code now + 1} and before its
-     * confirmed expiry, but never below the mark it inherited, up to which a previous holder may still issue.
-     */
-    private static long releaseMark(Long inherited, long confirmedExpiry, long now) {
-        long own = Math.min(confirmedExpiry, now + 1);
-        return inherited == null ? own : Math.max(inherited, own);
     }
 
     @Override
