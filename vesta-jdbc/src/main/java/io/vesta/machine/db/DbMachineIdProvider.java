@@ -3,6 +3,7 @@ package io.vesta.machine.db;
 import io.vesta.InvalidSettingException;
 import io.vesta.jdbc.TableScript;
 import io.vesta.machine.DefaultOwner;
+import io.vesta.machine.LeaseClaimWalk;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
@@ -20,10 +21,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -259,78 +262,42 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     }
 
     private Claim claim(Connection connection, MachineIdRange range, int blockSize) throws SQLException {
-        long blocks = range.blocks(blockSize);
-        int maxRounds = (int) blocks + 16;
-        rounds:
-        for (int round = 0; round < maxRounds; round++) {
-            long now = timeSource.currentTimeMillis();
-            List<Row> rows = readRange(connection, range);
-            for (Row row : rows) {
-                long index = range.blockIndex(row.machineId, blockSize);
-                if (row.owner.equals(owner) && index < blocks) {
-                    Row[] block = blockRows(rows, range, index, blockSize);
-                    if (!takeable(block, now, true)) {
-                        continue; // another node holds part of the block this owner's row lies in
+        return LeaseClaimWalk.claim(range, blockSize, owner, timeSource,
+                new LeaseClaimWalk.Store<NavigableMap<Long, Row>, Row, Claim, SQLException>() {
+                    @Override
+                    public NavigableMap<Long, Row> read() throws SQLException {
+                        return readRange(connection, range);
                     }
-                    Claim own = takeBlock(connection, range.blockStart(index, blockSize), block, now);
-                    if (own != null) {
-                        return own;
+
+                    @Override
+                    public NavigableMap<Long, Row> records(NavigableMap<Long, Row> snapshot) {
+                        return snapshot;
                     }
-                    // The block changed after it was read: the previous run renewed it (it is still alive) or
-                    // another node took part of it. Read it again rather than walk a snapshot known to be stale, so
-                    // that a restart still gets its own IDs back, after the high water committed now.
-                    continue rounds;
-                }
-            }
-            // Walk the candidate blocks of this snapshot upwards; a few lost races mean others are claiming too, and
-            // a fresh snapshot skips everything they took at once.
-            int lostRaces = 0;
-            boolean anyCandidate = false;
-            for (long index = 0; index < blocks && lostRaces < 4; index++) {
-                Row[] block = blockRows(rows, range, index, blockSize);
-                if (!takeable(block, now, false)) {
-                    continue;
-                }
-                anyCandidate = true;
-                Claim claim = takeBlock(connection, range.blockStart(index, blockSize), block, now);
-                if (claim != null) {
-                    return claim;
-                }
-                lostRaces++;
-            }
-            if (!anyCandidate) {
-                throw rangeFull(range, blockSize, rows, now);
-            }
-        }
-        throw new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID" : "a block of "
-                + blockSize + " machine IDs") + " from table " + table + " (range " + range + ") after " + maxRounds
-                + " rounds in which every candidate changed before this node could take it (other nodes claiming the same"
-                + " IDs, or a live process of owner '" + owner + "' renewing its row)");
+
+                    @Override
+                    public LeaseClaimWalk.Attempt<Claim> take(NavigableMap<Long, Row> snapshot, long first, List<Row> block,
+                            long now) throws SQLException {
+                        Claim claim = takeBlock(connection, first, block, now);
+                        return claim != null ? LeaseClaimWalk.Attempt.taken(claim) : LeaseClaimWalk.Attempt.lost();
+                    }
+
+                    @Override
+                    public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows, long now) {
+                        return DbMachineIdProvider.this.rangeFull(range, blockSize, rows, now);
+                    }
+
+                    @Override
+                    public RuntimeException gaveUp(int rounds) {
+                        return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
+                                : "a block of " + blockSize + " machine IDs") + " from table " + table + " (range " + range
+                                + ") after " + rounds + " rounds in which every candidate changed before this node could"
+                                + " take it (other nodes claiming the same IDs, or a live process of owner '" + owner
+                                + "' renewing its row)");
+                    }
+                });
     }
 
-    /** The rows of block {@code index}, by offset in the block; null where a machine ID has no row yet. */
-    private static Row[] blockRows(List<Row> rows, MachineIdRange range, long index, int blockSize) {
-        Row[] block = new Row[blockSize];
-        long first = range.blockStart(index, blockSize);
-        for (Row row : rows) {
-            if (row.machineId >= first && row.machineId < first + blockSize) {
-                block[(int) (row.machineId - first)] = row;
-            }
-        }
-        return block;
-    }
-
-    /** Whether every machine ID of the block is free: no row, a lease that has ended, or (if {@code own}) ours. */
-    private boolean takeable(Row[] block, long now, boolean own) {
-        for (Row row : block) {
-            if (row != null && row.leaseExpiry > now && !(own && row.owner.equals(owner))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, List<Row> rows, long now) {
+    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows, long now) {
         long live = rows.stream().filter(r -> r.leaseExpiry > now).count();
         long nextExpiry = rows.stream().mapToLong(r -> r.leaseExpiry).filter(e -> e > now).min().orElse(now);
         if (blockSize == 1) {
@@ -345,14 +312,15 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                 + " node, widen the range, lower the block size, or wait for a lease to end.");
     }
 
-    private List<Row> readRange(Connection connection, MachineIdRange range) throws SQLException {
+    private NavigableMap<Long, Row> readRange(Connection connection, MachineIdRange range) throws SQLException {
         try (PreparedStatement select = prepare(connection, selectRange)) {
             select.setLong(1, range.min());
             select.setLong(2, range.max());
             try (ResultSet rs = select.executeQuery()) {
-                List<Row> rows = new ArrayList<>();
+                NavigableMap<Long, Row> rows = new TreeMap<>();
                 while (rs.next()) {
-                    rows.add(Row.of(rs));
+                    Row row = Row.of(rs);
+                    rows.put(row.machineId, row);
                 }
                 return rows;
             }
@@ -375,7 +343,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      * holder's renewal and release are one statement conditional on it. Null when a write lost a race (nothing is
      * then left changed).
      */
-    private Claim takeBlock(Connection connection, long first, Row[] block, long now) throws SQLException {
+    private Claim takeBlock(Connection connection, long first, List<Row> block, long now) throws SQLException {
         long expiry = now + leaseMillis;
         long generation = 1;
         Long notBefore = null;
@@ -395,8 +363,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         }
         long held = generation;
         boolean taken = inTransaction(connection, () -> {
-            for (int offset = 0; offset < block.length; offset++) {
-                Row row = block[offset];
+            for (int offset = 0; offset < block.size(); offset++) {
+                Row row = block.get(offset);
                 if (row == null ? !insert(connection, first + offset, expiry, held) : !takeOver(connection, row, expiry, held)) {
                     return false;
                 }
@@ -754,7 +722,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         T run() throws SQLException;
     }
 
-    private record Row(long machineId, String owner, long leaseExpiry, long highWater, long generation) {
+    private record Row(long machineId, String owner, long leaseExpiry, long highWater, long generation)
+            implements LeaseClaimWalk.Record {
         static Row of(ResultSet rs) throws SQLException {
             return new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
         }

@@ -6,6 +6,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.vesta.machine.LeaseClaimWalk;
 import io.vesta.machine.MachineIdUnavailableException;
 
 import java.io.IOException;
@@ -191,7 +192,8 @@ final class RedisLeaseStore implements AutoCloseable {
      * One machine ID's lease: {@code generation|leaseExpiry|highWater|token|owner}. The token is the fencing value: a
      * random value per claim that every renewal and release must present.
      */
-    record Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner, String raw) {
+    record Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner, String raw)
+            implements LeaseClaimWalk.Record {
 
         Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner) {
             this(machineId, generation, leaseExpiry, highWater, token, owner, null);

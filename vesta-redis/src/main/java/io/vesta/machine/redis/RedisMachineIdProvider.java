@@ -5,6 +5,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
 import io.vesta.InvalidSettingException;
 import io.vesta.machine.DefaultOwner;
+import io.vesta.machine.LeaseClaimWalk;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
@@ -22,7 +23,9 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -215,57 +218,39 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     }
 
     private Claim claim(MachineIdRange range, int blockSize) {
-        long blocks = range.blocks(blockSize);
-        int maxRounds = (int) blocks + 16;
-        rounds:
-        for (int round = 0; round < maxRounds; round++) {
-            Snapshot snapshot = store.read();
-            long now = timeSource.currentTimeMillis();
-            Settle settle = settle(snapshot, now);
-            for (Entry entry : snapshot.entries().values()) {
-                if (!range.contains(entry.machineId())) {
-                    continue;
-                }
-                long index = range.blockIndex(entry.machineId(), blockSize);
-                if (entry.owner().equals(owner) && index < blocks) {
-                    Entry[] block = blockEntries(snapshot, range, index, blockSize);
-                    if (!takeable(block, now, true)) {
-                        continue; // another node holds part of the block this owner's entry lies in
+        return LeaseClaimWalk.claim(range, blockSize, owner, timeSource,
+                new LeaseClaimWalk.Store<Snapshot, Entry, Claim, RuntimeException>() {
+                    @Override
+                    public Snapshot read() {
+                        return store.read();
                     }
-                    Outcome own = takeBlock(snapshot, settle, range.blockStart(index, blockSize), block, now);
-                    if (own.claim != null) {
-                        return own.claim;
+
+                    @Override
+                    public NavigableMap<Long, Entry> records(Snapshot snapshot) {
+                        return snapshot.entries();
                     }
-                    // The previous run renewed, another node took part of the block, or the server changed: read again,
-                    // so that a restart still gets its own IDs back after the high water committed now.
-                    continue rounds;
-                }
-            }
-            int lostRaces = 0;
-            boolean anyCandidate = false;
-            for (long index = 0; index < blocks && lostRaces < 4; index++) {
-                Entry[] block = blockEntries(snapshot, range, index, blockSize);
-                if (!takeable(block, now, false)) {
-                    continue;
-                }
-                anyCandidate = true;
-                Outcome outcome = takeBlock(snapshot, settle, range.blockStart(index, blockSize), block, now);
-                if (outcome.claim != null) {
-                    return outcome.claim;
-                }
-                if (outcome.storeChanged) {
-                    continue rounds;
-                }
-                lostRaces++;
-            }
-            if (!anyCandidate) {
-                throw rangeFull(range, blockSize, snapshot, now);
-            }
-        }
-        throw new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID" : "a block of "
-                + blockSize + " machine IDs") + " from Redis " + store.describe() + " (range " + range + ") after "
-                + maxRounds + " rounds in which every candidate changed before this node could take it (other nodes"
-                + " claiming the same IDs, or a live process of owner '" + owner + "' renewing its entry)");
+
+                    @Override
+                    public LeaseClaimWalk.Attempt<Claim> take(Snapshot snapshot, long first, List<Entry> block, long now) {
+                        // The wait after a store change is measured from a reading taken after the read, so that
+                        // the server's uptime it subtracts can never cover more than has passed.
+                        return takeBlock(snapshot, settle(snapshot, timeSource.currentTimeMillis()), first, block, now);
+                    }
+
+                    @Override
+                    public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Entry> entries, long now) {
+                        return RedisMachineIdProvider.this.rangeFull(range, blockSize, entries, now);
+                    }
+
+                    @Override
+                    public RuntimeException gaveUp(int rounds) {
+                        return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
+                                : "a block of " + blockSize + " machine IDs") + " from Redis " + store.describe() + " (range "
+                                + range + ") after " + rounds + " rounds in which every candidate changed before this node"
+                                + " could take it (other nodes claiming the same IDs, or a live process of owner '" + owner
+                                + "' renewing its entry)");
+                    }
+                });
     }
 
     /**
@@ -295,26 +280,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 + " restarted or failed over recently" : null);
     }
 
-    private static Entry[] blockEntries(Snapshot snapshot, MachineIdRange range, long index, int blockSize) {
-        Entry[] block = new Entry[blockSize];
-        long first = range.blockStart(index, blockSize);
-        for (int offset = 0; offset < blockSize; offset++) {
-            block[offset] = snapshot.entries().get(first + offset);
-        }
-        return block;
-    }
-
-    private boolean takeable(Entry[] block, long now, boolean own) {
-        for (Entry entry : block) {
-            if (entry != null && entry.leaseExpiry() > now && !(own && entry.owner().equals(owner))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Snapshot snapshot, long now) {
-        List<Entry> inRange = snapshot.entries().subMap(range.min(), true, range.max(), true).values().stream().toList();
+    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Collection<Entry> inRange, long now) {
         long live = inRange.stream().filter(e -> e.leaseExpiry() > now).count();
         long nextExpiry = inRange.stream().mapToLong(Entry::leaseExpiry).filter(e -> e > now).min().orElse(now);
         if (blockSize == 1) {
@@ -331,7 +297,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     }
 
     /** Takes every machine ID of a block in one script, or none. */
-    private Outcome takeBlock(Snapshot snapshot, Settle settle, long first, Entry[] block, long now) {
+    private LeaseClaimWalk.Attempt<Claim> takeBlock(Snapshot snapshot, Settle settle, long first, List<Entry> block, long now) {
         long expiry = now + leaseMillis;
         long nextGeneration = 1;
         Long mark = null;
@@ -349,11 +315,11 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
         String claimToken = UUID.randomUUID().toString();
-        List<Write> writes = new ArrayList<>(block.length);
-        List<Entry> written = new ArrayList<>(block.length);
-        for (int offset = 0; offset < block.length; offset++) {
+        List<Write> writes = new ArrayList<>(block.size());
+        List<Entry> written = new ArrayList<>(block.size());
+        for (int offset = 0; offset < block.size(); offset++) {
             Entry entry = new Entry(first + offset, nextGeneration, expiry, expiry, claimToken, owner);
-            writes.add(new Write(first + offset, block[offset], entry));
+            writes.add(new Write(first + offset, block.get(offset), entry));
             written.add(entry);
         }
         Runnable hook = beforeTakeOver;
@@ -367,9 +333,9 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 LOG.log(Level.WARNING, () -> settle.reason + "; the IDs of machine ID " + first + " start after "
                         + Instant.ofEpochMilli(settled) + ", when every lease that may have been lost has ended");
             }
-            return new Outcome(new Claim(first, nextGeneration, claimToken, expiry, mark, from, written), false);
+            return LeaseClaimWalk.Attempt.taken(new Claim(first, nextGeneration, claimToken, expiry, mark, from, written));
         }
-        return new Outcome(null, "store".equals(result));
+        return "store".equals(result) ? LeaseClaimWalk.Attempt.stale() : LeaseClaimWalk.Attempt.lost();
     }
 
     /** Renews the lease; returns whether it is held afterwards. Runs on the heartbeat thread (and from tests). */
@@ -549,9 +515,6 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     }
 
     private record Settle(StoreMark mark, String reason) {
-    }
-
-    private record Outcome(Claim claim, boolean storeChanged) {
     }
 
     private record Claim(long machineId, long generation, String token, long expiry, Long notBefore, String takenFrom,
