@@ -63,6 +63,11 @@ abstract class ChaosBackend implements AutoCloseable {
     /** How long until a silent node's machine ID may change hands: what the SIGSTOP pauses are scaled to. */
     abstract long handOverMillis();
 
+    /** How the store names a slot's connections (application_name, CLIENT SETNAME): how a fault finds them. */
+    String appName(int slot) {
+        return "vesta-chaos-" + suffix + "-" + slot;
+    }
+
     /** Owner names are per slot, so a restarted slot asks for its own ID back. */
     String owner(int slot) {
         return "chaos-" + suffix + "-" + slot;
@@ -125,10 +130,6 @@ abstract class ChaosBackend implements AutoCloseable {
         List<String> nodeArgs(int slot, String owner) {
             return List.of("--jdbc-url=" + options.jdbcUrl(), "--table=" + table, "--lease-ms=" + options.leaseMillis(),
                     "--heartbeat-ms=" + options.heartbeatMillis(), "--app-name=" + appName(slot));
-        }
-
-        private String appName(int slot) {
-            return "vesta-chaos-" + suffix + "-" + slot;
         }
 
         @Override
@@ -482,10 +483,6 @@ abstract class ChaosBackend implements AutoCloseable {
             return List.of("--redis-url=" + url(), "--key=" + key, "--lease-ms=" + options.leaseMillis(),
                     "--heartbeat-ms=" + options.heartbeatMillis(), "--max-clock-skew-ms=" + options.maxClockSkewMillis(),
                     "--app-name=" + appName(slot));
-        }
-
-        private String appName(int slot) {
-            return "vesta-chaos-" + suffix + "-" + slot;
         }
 
         @Override

@@ -203,10 +203,6 @@ final class RedisLeaseStore implements AutoCloseable {
             return generation + "|" + leaseExpiry + "|" + highWater + "|" + token + "|" + owner;
         }
 
-        Entry renewed(long expiry, long mark) {
-            return new Entry(machineId, generation, expiry, mark, token, owner);
-        }
-
         static Entry parse(String field, String value, RedisLeaseStore store) {
             String[] parts = value.split("\\|", 5);
             try {

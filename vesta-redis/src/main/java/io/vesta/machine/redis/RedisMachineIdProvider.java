@@ -205,7 +205,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         String outcome;
         try {
             long mark = LeaseLifecycle.releaseMark(claim.notBefore, claim.expiry, now);
-            outcome = "ok".equals(releaseClaimed(claim.entries, mark, now))
+            outcome = "ok".equals(write(block, now, mark))
                     ? "the entries were released" : "the entries had already changed hands";
         } catch (RuntimeException e) {
             outcome = "the entries could not be released (" + e.getMessage() + ") and become free when their lease ends at "
@@ -311,16 +311,15 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 }
             }
         }
-        if (settle.reason != null && settle.mark.settleUntil() > now) {
+        boolean waits = settle.waitsPast(now);
+        if (waits) {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
         String claimToken = UUID.randomUUID().toString();
         List<Write> writes = new ArrayList<>(block.size());
-        List<Entry> written = new ArrayList<>(block.size());
         for (int offset = 0; offset < block.size(); offset++) {
             Entry entry = new Entry(first + offset, nextGeneration, expiry, expiry, claimToken, owner);
             writes.add(new Write(first + offset, block.get(offset), entry));
-            written.add(entry);
         }
         Runnable hook = beforeTakeOver;
         if (hook != null) {
@@ -328,12 +327,12 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         }
         String result = store.claim(snapshot.runId(), snapshot.store(), settle.mark.encode(), writes);
         if ("ok".equals(result)) {
-            if (settle.reason != null && settle.mark.settleUntil() > now) {
+            if (waits) {
                 Long settled = mark;
                 LOG.log(Level.WARNING, () -> settle.reason + "; the IDs of machine ID " + first + " start after "
                         + Instant.ofEpochMilli(settled) + ", when every lease that may have been lost has ended");
             }
-            return LeaseClaimWalk.Attempt.taken(new Claim(first, nextGeneration, claimToken, expiry, mark, from, written));
+            return LeaseClaimWalk.Attempt.taken(new Claim(first, nextGeneration, claimToken, expiry, mark, from));
         }
         return "store".equals(result) ? LeaseClaimWalk.Attempt.stale() : LeaseClaimWalk.Attempt.lost();
     }
@@ -378,12 +377,6 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
             entries.add(new Entry(id, generation, expiry, highWater, token, owner));
         }
         return store.renew(token, entries);
-    }
-
-    /** Gives back the entries of a claim that close() overtook: lease expiry {@code now}, high water {@code highWater}. */
-    private String releaseClaimed(List<Entry> claimed, long highWater, long now) {
-        List<Entry> entries = claimed.stream().map(e -> e.renewed(now, highWater)).toList();
-        return store.renew(claimed.get(0).token(), entries);
     }
 
     /** Why a renewal found the block gone: the script's answer, explained with what the hash shows now. */
@@ -514,11 +507,16 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         return DefaultOwner.hostAndPid();
     }
 
+    /** The store mark a claim writes, and why its IDs must wait (null when they need not). */
     private record Settle(StoreMark mark, String reason) {
+
+        /** Whether a claim at {@code now} must start after the mark's settle time. */
+        boolean waitsPast(long now) {
+            return reason != null && mark.settleUntil() > now;
+        }
     }
 
-    private record Claim(long machineId, long generation, String token, long expiry, Long notBefore, String takenFrom,
-            List<Entry> entries) {
+    private record Claim(long machineId, long generation, String token, long expiry, Long notBefore, String takenFrom) {
     }
 
     /** Settings of a {@link RedisMachineIdProvider}; every setting is checked in {@link #build()}. */
