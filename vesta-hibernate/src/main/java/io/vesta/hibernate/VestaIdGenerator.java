@@ -121,7 +121,11 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
     }
 
     private void initializeSegment(String tag, String attribute, Map<String, Object> settings) {
-        this.bizTag = tag;
+        try {
+            this.bizTag = SegmentNumbers.requireValidBizTag("@VestaId(segment) of " + attribute, tag);
+        } catch (IllegalArgumentException e) {
+            throw new MappingException(e.getMessage(), e);
+        }
         Object segments = settings.get(SEGMENT_NUMBERS);
         if (segments instanceof SegmentNumbers numbers) {
             this.segments = numbers;

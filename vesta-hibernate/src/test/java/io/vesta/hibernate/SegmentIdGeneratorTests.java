@@ -1,5 +1,7 @@
 package io.vesta.hibernate;
 
+import io.vesta.SegmentNumbers;
+import io.vesta.hibernate.fixtures.entity.BadTagOrder;
 import io.vesta.hibernate.fixtures.entity.SegmentOrder;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
@@ -42,6 +44,22 @@ class SegmentIdGeneratorTests {
             }
             assertThat(ids).first().isEqualTo(1L);
             assertThat(ids).isSorted().doesNotHaveDuplicates().last().isEqualTo(250L);
+        }
+    }
+
+    @Test
+    void aTagOutsideThePatternStopsStartUpNamingTheEntityThePropertyAndTheEscapedTag() {
+        String url = TestSessionFactory.h2();
+        try (SegmentIdService segments = segments(url, true)) {
+            Throwable failure = catchThrowable(() -> TestSessionFactory.start(url,
+                    Map.of(VestaIdGenerator.SEGMENT_NUMBERS, segments), BadTagOrder.class).close());
+            while (failure.getCause() != null && !String.valueOf(failure.getMessage()).contains("@VestaId(segment)")) {
+                failure = failure.getCause();
+            }
+            assertThat(failure).hasMessageStartingWith("@VestaId(segment) of " + BadTagOrder.class.getName()
+                    + ".id must be 1 to 128 characters matching " + SegmentNumbers.BIZ_TAG_PATTERN)
+                    .hasMessageContaining("was \"orders\\u200b\"");
+            assertThat(segments.segments()).isEmpty();
         }
     }
 

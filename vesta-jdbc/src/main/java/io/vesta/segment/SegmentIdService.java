@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 import static io.vesta.InvalidSettingException.requireInRange;
 import static io.vesta.InvalidSettingException.requireSet;
@@ -53,6 +55,18 @@ import static io.vesta.InvalidSettingException.requireSet;
  * target duration doubles the next step (up to {@code maxStep}), slower than twice the target halves it; the
  * table's own step is the floor. A busy tag thus talks to the database about once per target duration and an
  * idle one does not leave large segments unused.
+ *
+ * <h2>Which tags exist, and what a tag costs</h2>
+ * A tag is a row of the table. {@link #nextId} and {@link #nextIds} create a missing row only when the builder says
+ * so: {@link Builder#autoCreate(boolean) every tag}, or {@link Builder#autoCreateTags(String) tags matching a
+ * pattern}; {@link #nextIdsOfExistingTag} never does (what a server's {@code GET} calls), and {@link #createTag} is the
+ * explicit act. Tag names are checked against {@link SegmentNumbers#BIZ_TAG_PATTERN} wherever they enter.
+ *
+ * <p>A tag in use holds a buffer in memory. At most {@link Builder#maxBufferedTags(int)} are kept: loading a tag
+ * beyond that drops the one used least recently, and a buffer unused for {@link Builder#idleTimeout(Duration)} is
+ * dropped when the service next looks (a new tag, a segment switch, a listing). A dropped buffer's unused numbers
+ * are skipped, exactly as at a restart: numbers are never handed out twice, and the tag's next call loads a new
+ * segment. Idleness costs the hot path nothing: a sweep compares each buffer's cursor with what it saw last time.
  */
 public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
 
@@ -67,7 +81,13 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     public static final int STEP_LIMIT = 1_000_000_000;
     public static final Duration DEFAULT_RETRY_INTERVAL = Duration.ofSeconds(1);
     public static final int DEFAULT_LOADER_THREADS = 2;
-    public static final int MAX_BIZ_TAG_LENGTH = 128;
+    public static final int MAX_BIZ_TAG_LENGTH = SegmentNumbers.MAX_BIZ_TAG_LENGTH;
+    /** By default a buffer unused for an hour is dropped. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofHours(1);
+    /** By default at most 1,000 tags keep a buffer in memory. */
+    public static final int DEFAULT_MAX_BUFFERED_TAGS = 1000;
+    /** The largest {@link Builder#maxBufferedTags(int)}. */
+    public static final int MAX_BUFFERED_TAGS_LIMIT = 100_000;
     /** The longest {@link #close()} waits for a load in flight. */
     public static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
@@ -89,10 +109,28 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     private final ThreadPoolExecutor loader;
     private final ConcurrentHashMap<String, TagBuffer> tags = new ConcurrentHashMap<>();
     private final List<Consumer<String>> tagLoadedListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> tagDroppedListeners = new CopyOnWriteArrayList<>();
+    private final boolean autoCreate;
+    private final Pattern autoCreateTags;
+    private final int defaultStep;
+    private final long idleMillis;
+    private final long sweepEveryMillis;
+    private final int maxBufferedTags;
+    /** Guards the sweeps and every buffer's {@code seen*} fields. */
+    private final ReentrantLock sweepLock = new ReentrantLock();
+    private volatile long nextSweepAt = Long.MIN_VALUE;
+    private final LongAdder dropped = new LongAdder();
     private volatile boolean closed;
 
     private SegmentIdService(Builder builder) {
-        this.table = new SegmentTable(builder.dataSource, builder.table, builder.autoCreate, builder.defaultStep);
+        this.table = new SegmentTable(builder.dataSource, builder.table, builder.defaultStep);
+        this.autoCreate = builder.autoCreate;
+        this.autoCreateTags = builder.autoCreateTags == null || builder.autoCreateTags.isEmpty() ? null
+                : Pattern.compile(builder.autoCreateTags);
+        this.defaultStep = builder.defaultStep;
+        this.idleMillis = builder.idleTimeout.toMillis();
+        this.sweepEveryMillis = Math.max(1, Math.min(idleMillis / 2, 60_000));
+        this.maxBufferedTags = builder.maxBufferedTags;
         this.timeSource = builder.timeSource;
         this.refillThreshold = builder.refillThreshold;
         this.targetMillis = builder.targetDuration.toMillis();
@@ -114,7 +152,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         return new Builder();
     }
 
-    /** The next number of {@code bizTag}. */
+    /** The next number of {@code bizTag}; a missing tag is created if the builder's auto-creation covers it. */
     @Override
     public long nextId(String bizTag) {
         TagBuffer buffer = buffer(bizTag);
@@ -127,17 +165,72 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
                 }
                 return value;
             }
-            buffer = advance(buffer, segment);
+            buffer = advance(buffer, segment, true);
         }
     }
 
     /**
      * {@code count} numbers of {@code bizTag}, increasing. They are consecutive unless the batch spans two
      * segments; other nodes' numbers may lie in between. A batch that fails part-way (the database is down)
-     * throws, and the numbers it had drawn are skipped, never handed out again.
+     * throws, and the numbers it had drawn are skipped, never handed out again. A missing tag is created if the
+     * builder's auto-creation covers it.
      */
     @Override
     public long[] nextIds(String bizTag, int count) {
+        return nextIds(bizTag, count, true);
+    }
+
+    /**
+     * {@code count} numbers of a tag the table has already, as {@link #nextIds}; never creates the tag, whatever the
+     * auto-creation settings say.
+     * @throws UnknownBizTagException if the table has no row for the tag
+     */
+    public long[] nextIdsOfExistingTag(String bizTag, int count) {
+        return nextIds(bizTag, count, false);
+    }
+
+    /**
+     * Creates the tag's row if the table has none: its first number will be {@code start}, its table step
+     * {@code step}. An existing row is left as it is, whatever its values; the answer says which happened and what
+     * the row holds now.
+     * @throws IllegalArgumentException naming a bad argument: a tag not matching {@link SegmentNumbers#BIZ_TAG_PATTERN},
+     *         a step outside [1, {@value #STEP_LIMIT}], a start outside [1, 2^62 - step]
+     * @throws SegmentUnavailableException if the table cannot be written or read
+     */
+    public CreatedTag createTag(String bizTag, int step, long start) {
+        SegmentNumbers.requireValidBizTag("bizTag", bizTag);
+        if (step < 1 || step > STEP_LIMIT) {
+            throw new IllegalArgumentException("step must be in [1, " + STEP_LIMIT + "], was " + step);
+        }
+        if (start < 1 || start > MAX_ID_LIMIT - step) {
+            throw new IllegalArgumentException("start must be in [1, 2^62 - step] = [1, " + (MAX_ID_LIMIT - step)
+                    + "], was " + start);
+        }
+        try {
+            boolean created = table.create(bizTag, start, step, "created by an operator through Vesta");
+            long[] row = table.row(bizTag);
+            if (row == null) {
+                throw new SQLException("Row of bizTag '" + bizTag + "' in " + table.table() + " vanished after it was created");
+            }
+            return new CreatedTag(bizTag, created, row[0], (int) row[1]);
+        } catch (SQLException | RuntimeException e) {
+            throw SegmentUnavailableException.notCreated(bizTag, table.table(), e);
+        }
+    }
+
+    /** The step of a tag created by {@link #createTag} without one: the builder's default step. */
+    public int defaultStep() {
+        return defaultStep;
+    }
+
+    /**
+     * What {@link #createTag} did: {@code created} false when the row was there already. {@code maxId} is the row's
+     * max_id now (the next segment starts there), {@code step} its table step.
+     */
+    public record CreatedTag(String bizTag, boolean created, long maxId, int step) {
+    }
+
+    private long[] nextIds(String bizTag, int count, boolean mayCreate) {
         if (count < 1 || count > IdService.MAX_BATCH) {
             throw new IllegalArgumentException("count must be in [1, " + IdService.MAX_BATCH + "], was " + count);
         }
@@ -161,19 +254,38 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
                     return ids;
                 }
             }
-            buffer = advance(buffer, segment);
+            buffer = advance(buffer, segment, mayCreate);
         }
     }
 
-    /** The state of one tag's buffers, if this service has served it. */
+    /** The state of one tag's buffers, if this service holds them (it has served the tag, and not dropped it since). */
     public Optional<SegmentView> segment(String bizTag) {
         TagBuffer buffer = bizTag == null ? null : tags.get(bizTag);
         return buffer == null ? Optional.empty() : Optional.of(buffer.view());
     }
 
-    /** The state of every tag this service has served, by tag. */
+    /**
+     * The state of every tag whose buffers this service holds, by tag: at most {@link Builder#maxBufferedTags(int)}
+     * (and those loading their first segment). Drops idle buffers first if a sweep is due.
+     */
     public List<SegmentView> segments() {
+        sweepIfDue(timeSource.currentTimeMillis());
         return tags.values().stream().map(TagBuffer::view).sorted(Comparator.comparing(SegmentView::bizTag)).toList();
+    }
+
+    /** How many tags hold buffers now, at most {@link Builder#maxBufferedTags(int)} of them loaded. */
+    public int bufferedTags() {
+        return tags.size();
+    }
+
+    /** The most tags that keep buffers in memory. */
+    public int maxBufferedTags() {
+        return maxBufferedTags;
+    }
+
+    /** Buffers dropped so far, idle or least recently used: each skipped the rest of its segments. */
+    public long droppedBuffers() {
+        return dropped.sum();
     }
 
     public String table() {
@@ -193,6 +305,19 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         }
         tagLoadedListeners.add(listener);
         tags.values().stream().filter(buffer -> buffer.loads.sum() > 0).forEach(buffer -> announce(listener, buffer.bizTag));
+    }
+
+    /**
+     * Calls {@code listener} with a tag's name when its buffers are dropped (idle, least recently used, or a tag
+     * whose first load failed): how meters learn to forget a tag. The tag may be loaded again at once, so a listener
+     * that removes something should check {@link #segment(String)} first. Same rules as
+     * {@link #addTagLoadedListener}.
+     */
+    public void addTagDroppedListener(Consumer<String> listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must be set");
+        }
+        tagDroppedListeners.add(listener);
     }
 
     /**
@@ -218,20 +343,96 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
                 + ", target " + Duration.ofMillis(targetMillis) + "]";
     }
 
+    /** The tag's buffer; only a valid tag is ever put in the map, so a hit needs no check. */
     private TagBuffer buffer(String bizTag) {
-        if (bizTag == null) {
-            throw new IllegalArgumentException("bizTag must be set");
-        }
-        TagBuffer buffer = tags.get(bizTag);
-        return buffer != null ? buffer : tags.computeIfAbsent(checkBizTag(bizTag), TagBuffer::new);
+        TagBuffer buffer = bizTag == null ? null : tags.get(bizTag);
+        return buffer != null ? buffer
+                : tags.computeIfAbsent(SegmentNumbers.requireValidBizTag("bizTag", bizTag), TagBuffer::new);
     }
 
-    private static String checkBizTag(String bizTag) {
-        if (bizTag.isBlank() || bizTag.length() > MAX_BIZ_TAG_LENGTH) {
-            throw new IllegalArgumentException("bizTag must be 1 to " + MAX_BIZ_TAG_LENGTH
-                    + " characters and not blank, was '" + bizTag + "' (" + bizTag.length() + " characters)");
+    /** Whether a tag the table does not have is created by its first {@link #nextId}. */
+    private boolean autoCreates(String bizTag) {
+        return autoCreate || autoCreateTags != null && autoCreateTags.matcher(bizTag).matches();
+    }
+
+    private void sweepIfDue(long now) {
+        if (now >= nextSweepAt && sweepLock.tryLock()) {
+            try {
+                sweep(now, null);
+            } finally {
+                sweepLock.unlock();
+            }
         }
-        return bizTag;
+    }
+
+    /**
+     * A tag loaded its first segment: sweeps if due, and drops the least recently used buffers while more than
+     * {@link #maxBufferedTags} tags are loaded ({@code keep}, the one just loaded, last of all).
+     */
+    private void admit(TagBuffer keep, long now) {
+        if (tags.size() <= maxBufferedTags) {
+            sweepIfDue(now);
+            return;
+        }
+        sweepLock.lock();
+        try {
+            sweep(now, keep);
+        } finally {
+            sweepLock.unlock();
+        }
+    }
+
+    /**
+     * Drops buffers idle for {@link #idleMillis}, and, when {@code keep} is set, the least recently used until at
+     * most {@link #maxBufferedTags} tags are loaded. A buffer counts as used when its cursor or segment moved (or a
+     * load was in flight) since the last sweep; one sweep is O(buffered tags). Caller holds {@link #sweepLock}.
+     */
+    private void sweep(long now, TagBuffer keep) {
+        nextSweepAt = now + sweepEveryMillis;
+        int loaded = 0;
+        for (TagBuffer buffer : tags.values()) {
+            Segment segment = buffer.current;
+            long cursor = segment.cursor;
+            if (segment != buffer.seenSegment || cursor != buffer.seenCursor || buffer.loading.get() != null) {
+                buffer.seenSegment = segment;
+                buffer.seenCursor = cursor;
+                buffer.seenSince = now;
+            }
+            if (buffer.loads.sum() == 0) {
+                continue;
+            }
+            if (now - buffer.seenSince >= idleMillis && buffer != keep) {
+                drop(buffer);
+            } else {
+                loaded++;
+            }
+        }
+        while (keep != null && loaded > maxBufferedTags) {
+            TagBuffer oldest = null;
+            for (TagBuffer buffer : tags.values()) {
+                if (buffer != keep && buffer.loads.sum() > 0 && (oldest == null || buffer.seenSince < oldest.seenSince)) {
+                    oldest = buffer;
+                }
+            }
+            if (oldest == null) {
+                return;
+            }
+            drop(oldest);
+            loaded--;
+        }
+    }
+
+    /**
+     * Forgets the buffer: its unused numbers are skipped (as at a restart), the tag's next caller loads a new
+     * segment. A caller still holding it draws from segments this node was given, so nothing can repeat; one that
+     * must load finds it retired and looks the tag up again.
+     */
+    private void drop(TagBuffer buffer) {
+        if (tags.remove(buffer.bizTag, buffer)) {
+            buffer.retired = true;
+            dropped.increment();
+            tagDroppedListeners.forEach(listener -> announce(listener, buffer.bizTag));
+        }
     }
 
     /**
@@ -262,7 +463,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         Segment segment = null;
         Throwable failure = null;
         try {
-            segment = load(buffer, requestedAt);
+            segment = load(buffer, requestedAt, false);
             // Published before loading is cleared, so a hot-path caller never sees neither and starts a second load.
             buffer.next = segment;
         } catch (Throwable e) {
@@ -283,7 +484,8 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
      * the load in flight or loading in this thread when there is none. Returns the buffer to carry on with:
      * another one when this one was dropped after its tag's first load failed.
      */
-    private TagBuffer advance(TagBuffer buffer, Segment used) {
+    private TagBuffer advance(TagBuffer buffer, Segment used, boolean mayCreate) {
+        sweepIfDue(timeSource.currentTimeMillis());
         buffer.lock.lock();
         try {
             if (buffer.retired) {
@@ -306,7 +508,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
                     await(buffer, inFlight);
                 }
                 if (buffer.next == null) {
-                    loadInCaller(buffer);
+                    loadInCaller(buffer, mayCreate);
                 }
             }
             Segment next = buffer.next;
@@ -320,7 +522,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     }
 
     /** Loads into {@code buffer.next} in the caller's thread, or throws with the tag and the cause. */
-    private void loadInCaller(TagBuffer buffer) {
+    private void loadInCaller(TagBuffer buffer, boolean mayCreate) {
         if (closed) {
             throw new IllegalStateException("SegmentIdService is closed: no more segments are loaded (bizTag '"
                     + buffer.bizTag + "')");
@@ -338,7 +540,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             }
         }
         try {
-            Segment segment = load(buffer, timeSource.currentTimeMillis());
+            Segment segment = load(buffer, timeSource.currentTimeMillis(), mayCreate);
             buffer.next = segment;
             load.complete(segment);
         } catch (UnknownBizTagException e) {
@@ -364,7 +566,9 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     private void retireIfNeverLoaded(TagBuffer buffer) {
         if (buffer.loads.sum() == 0) {
             buffer.retired = true;
-            tags.remove(buffer.bizTag, buffer);
+            if (tags.remove(buffer.bizTag, buffer)) {
+                tagDroppedListeners.forEach(listener -> announce(listener, buffer.bizTag));
+            }
         }
     }
 
@@ -379,12 +583,17 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         }
     }
 
-    /** Allocates one segment. Only the owner of {@code buffer.loading} calls this. */
-    private Segment load(TagBuffer buffer, long startedAt) throws SQLException {
+    /**
+     * Allocates one segment. Only the owner of {@code buffer.loading} calls this. Only a tag's first load on this
+     * node may create its row, and only for a caller that may create ({@code mayCreate}) a tag that auto-creation
+     * covers.
+     */
+    private Segment load(TagBuffer buffer, long startedAt, boolean mayCreate) throws SQLException {
         int step = buffer.step == 0 ? 0
                 : nextStep(buffer.step, buffer.tableStep, maxStep, startedAt - buffer.lastLoadAt, targetMillis);
+        boolean create = mayCreate && buffer.loads.sum() == 0 && autoCreates(buffer.bizTag);
         try {
-            SegmentTable.Allocation allocation = table.allocate(buffer.bizTag, step);
+            SegmentTable.Allocation allocation = table.allocate(buffer.bizTag, step, create);
             if (allocation.maxId() > MAX_ID_LIMIT) {
                 throw new IllegalStateException("max_id of bizTag '" + buffer.bizTag + "' in " + table.table()
                         + " is " + allocation.maxId() + ", beyond the largest this allocator hands out (2^62)");
@@ -396,12 +605,17 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             buffer.loads.increment();
             if (buffer.loads.sum() == 1) {
                 tagLoadedListeners.forEach(listener -> announce(listener, buffer.bizTag));
+                admit(buffer, startedAt);
             }
             if (buffer.failing) {
                 buffer.failing = false;
                 LOG.log(System.Logger.Level.INFO, "Segments of bizTag ''{0}'' load again from {1}", buffer.bizTag, table.table());
             }
             return new Segment(allocation.maxId() - allocation.step(), allocation.maxId(), refillThreshold);
+        } catch (UnknownBizTagException e) {
+            // The caller's mistake (or a flood of made-up tags), not the table's: no warning, no stack trace.
+            buffer.failedLoads.increment();
+            throw e;
         } catch (SQLException | RuntimeException e) {
             buffer.failedLoads.increment();
             buffer.lastFailure = e.toString();
@@ -492,6 +706,10 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         volatile boolean failing;
         /** The last segment whose successor was not ready when it ran out; guarded by {@code lock}. */
         Segment waitedFor;
+        // What the last sweep saw, and since when; guarded by sweepLock.
+        Segment seenSegment;
+        long seenCursor;
+        long seenSince = timeSource.currentTimeMillis();
 
         final LongAdder loads = new LongAdder();
         final LongAdder failedLoads = new LongAdder();
@@ -521,7 +739,10 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         private Duration targetDuration = DEFAULT_TARGET_DURATION;
         private int maxStep = DEFAULT_MAX_STEP;
         private boolean autoCreate;
+        private String autoCreateTags;
         private int defaultStep = DEFAULT_STEP;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private int maxBufferedTags = DEFAULT_MAX_BUFFERED_TAGS;
         private Duration retryInterval = DEFAULT_RETRY_INTERVAL;
         private int loaderThreads = DEFAULT_LOADER_THREADS;
         private TimeSource timeSource = TimeSource.system();
@@ -560,9 +781,41 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             return this;
         }
 
-        /** Whether a tag with no row is created on first use (with {@link #defaultStep(int)}); off by default. */
+        /**
+         * Whether every tag with no row is created on first use by {@link #nextId} and {@link #nextIds} (with
+         * {@link #defaultStep(int)}); off by default. Meant for an application whose tags come from its own code; in
+         * front of a network, prefer {@link #autoCreateTags(String)} or {@link SegmentIdService#createTag}.
+         */
         public Builder autoCreate(boolean autoCreate) {
             this.autoCreate = autoCreate;
+            return this;
+        }
+
+        /**
+         * A regular expression: tags with no row that match it, whole, are created on first use by {@link #nextId}
+         * and {@link #nextIds} (with {@link #defaultStep(int)}); none by default. Cannot be combined with
+         * {@link #autoCreate(boolean) autoCreate(true)}, which covers every tag.
+         */
+        public Builder autoCreateTags(String autoCreateTags) {
+            this.autoCreateTags = autoCreateTags;
+            return this;
+        }
+
+        /**
+         * How long a tag's buffer may stay unused before it is dropped (its unused numbers skipped, as at a restart),
+         * in [1 s, 365 d]; 1 h by default.
+         */
+        public Builder idleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+            return this;
+        }
+
+        /**
+         * The most tags that keep buffers in memory, in [1, 100000]; 1,000 by default. Loading one more drops the
+         * least recently used (its unused numbers skipped).
+         */
+        public Builder maxBufferedTags(int maxBufferedTags) {
+            this.maxBufferedTags = maxBufferedTags;
             return this;
         }
 
@@ -615,6 +868,22 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             requireInRange(settingPrefix + "default-step", defaultStep, 1, STEP_LIMIT);
             requireInRange(settingPrefix + "retry-interval", retryInterval, Duration.ZERO, Duration.ofMinutes(1));
             requireInRange(settingPrefix + "loader-threads", loaderThreads, 1, 64);
+            requireInRange(settingPrefix + "idle-timeout", idleTimeout, Duration.ofSeconds(1), Duration.ofDays(365));
+            requireInRange(settingPrefix + "max-buffered-tags", maxBufferedTags, 1, MAX_BUFFERED_TAGS_LIMIT);
+            if (autoCreateTags != null && !autoCreateTags.isEmpty()) {
+                if (autoCreate) {
+                    throw new InvalidSettingException(settingPrefix + "auto-create-tags", autoCreateTags,
+                            "unset while " + settingPrefix + "auto-create is true, which creates every tag",
+                            "contradicts " + settingPrefix + "auto-create=true");
+                }
+                try {
+                    Pattern.compile(autoCreateTags);
+                } catch (PatternSyntaxException e) {
+                    throw new InvalidSettingException(settingPrefix + "auto-create-tags", autoCreateTags,
+                            "a Java regular expression matched against the whole tag, such as orders|invoices|tenant-[0-9]+",
+                            "is not a regular expression: " + e.getDescription());
+                }
+            }
             return new SegmentIdService(this);
         }
     }

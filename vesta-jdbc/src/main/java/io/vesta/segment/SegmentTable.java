@@ -19,7 +19,6 @@ final class SegmentTable {
 
     private final DataSource dataSource;
     private final String table;
-    private final boolean autoCreate;
     private final int defaultStep;
     // update_time is bookkeeping for operators, so it takes the database's clock (one clock for all nodes);
     // nothing in the allocation depends on it.
@@ -28,15 +27,14 @@ final class SegmentTable {
     private final String select;
     private final String insert;
 
-    SegmentTable(DataSource dataSource, String table, boolean autoCreate, int defaultStep) {
+    SegmentTable(DataSource dataSource, String table, int defaultStep) {
         this.dataSource = dataSource;
         this.table = table;
-        this.autoCreate = autoCreate;
         this.defaultStep = defaultStep;
         this.updateByTableStep = "UPDATE " + table + " SET max_id = max_id + step, update_time = CURRENT_TIMESTAMP WHERE biz_tag = ?";
         this.updateByStep = "UPDATE " + table + " SET max_id = max_id + ?, update_time = CURRENT_TIMESTAMP WHERE biz_tag = ?";
         this.select = "SELECT max_id, step FROM " + table + " WHERE biz_tag = ?";
-        this.insert = "INSERT INTO " + table + " (biz_tag, max_id, step, description, update_time) VALUES (?, 1, ?, ?, CURRENT_TIMESTAMP)";
+        this.insert = "INSERT INTO " + table + " (biz_tag, max_id, step, description, update_time) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)";
     }
 
     String table() {
@@ -45,14 +43,14 @@ final class SegmentTable {
 
     /**
      * Moves the tag's max_id forward by {@code step}, or by the table's own step when {@code step} is 0, and
-     * returns the new max_id. A missing row is created first when automatic creation is on.
+     * returns the new max_id. A missing row is created first (with the default step) when {@code create} is set.
      */
-    Allocation allocate(String bizTag, int step) throws SQLException {
+    Allocation allocate(String bizTag, int step, boolean create) throws SQLException {
         Allocation allocation = update(bizTag, step);
         if (allocation != null) {
             return allocation;
         }
-        if (!autoCreate) {
+        if (!create) {
             throw new UnknownBizTagException(bizTag, table);
         }
         // Two nodes may both find the row missing and both insert: the loser's INSERT fails on the primary key
@@ -60,7 +58,7 @@ final class SegmentTable {
         // retried. If the row is there now, whoever inserted it, the allocation goes ahead.
         SQLException insertFailure = null;
         try {
-            insert(bizTag);
+            insert(bizTag, 1, defaultStep, "created on first use by Vesta");
         } catch (SQLException e) {
             insertFailure = e;
         }
@@ -124,7 +122,42 @@ final class SegmentTable {
         }
     }
 
-    private void insert(String bizTag) throws SQLException {
+    /**
+     * Inserts the tag's row unless there is one: true if this call inserted it. A row that is there already is left
+     * as it is, whatever its values. A failed INSERT is classified by reading the row back (the SQLState of a
+     * duplicate key depends on the database): there now, it is somebody else's, else the failure is passed on.
+     */
+    boolean create(String bizTag, long maxId, int step, String description) throws SQLException {
+        if (row(bizTag) != null) {
+            return false;
+        }
+        try {
+            insert(bizTag, maxId, step, description);
+            return true;
+        } catch (SQLException e) {
+            try {
+                if (row(bizTag) != null) {
+                    return false;
+                }
+            } catch (SQLException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
+    }
+
+    /** The tag's max_id and step, or null when the table has no row for it. */
+    long[] row(String bizTag) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement read = connection.prepareStatement(select)) {
+            read.setString(1, bizTag);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next() ? new long[] { row.getLong(1), row.getInt(2) } : null;
+            }
+        }
+    }
+
+    private void insert(String bizTag, long maxId, int step, String description) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
             if (!autoCommit) {
@@ -132,8 +165,9 @@ final class SegmentTable {
             }
             try (PreparedStatement insertRow = connection.prepareStatement(insert)) {
                 insertRow.setString(1, bizTag);
-                insertRow.setInt(2, defaultStep);
-                insertRow.setString(3, "created on first use by Vesta");
+                insertRow.setLong(2, maxId);
+                insertRow.setInt(3, step);
+                insertRow.setString(4, description);
                 insertRow.executeUpdate();
             } finally {
                 if (!autoCommit) {

@@ -485,7 +485,8 @@ abstract class SegmentIdServiceContract {
                 .isInstanceOf(UnknownBizTagException.class)
                 .hasMessageContaining("'invoices'")
                 .hasMessageContaining("table " + table)
-                .hasMessageContaining("autoCreate");
+                .hasMessageContaining("createTag")
+                .hasMessageContaining("auto-create-tags");
         assertThat(service.segments()).isEmpty();
 
         insertTag("invoices", 1, 10);
@@ -519,6 +520,115 @@ abstract class SegmentIdServiceContract {
         assertThat(count("tickets")).isEqualTo(1);
         assertThat(maxId("tickets")).isEqualTo(101);
         assertThat(tableStep("tickets")).isEqualTo(50);
+    }
+
+    @Test
+    void numbersOfAnExistingTagNeverCreateOneWhateverAutoCreationSays() throws Exception {
+        SegmentIdService everyTag = track(builder(pool()).autoCreate(true).build());
+        SegmentIdService matching = track(builder(pool()).autoCreateTags("ghost.*").build());
+
+        for (SegmentIdService service : List.of(everyTag, matching)) {
+            assertThatThrownBy(() -> service.nextIdsOfExistingTag("ghost", 1)).isInstanceOf(UnknownBizTagException.class)
+                    .hasMessageContaining("'ghost'");
+            assertThat(service.segments()).isEmpty();
+        }
+        assertThat(count("ghost")).isZero();
+
+        insertTag("ghost", 1, 10);
+        assertThat(matching.nextIdsOfExistingTag("ghost", 3)).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void autoCreateTagsCreatesOnlyTheTagsItMatchesWhole() throws Exception {
+        SegmentIdService service = track(builder(pool()).autoCreateTags("tenant-[0-9]+|invoices").defaultStep(20).build());
+
+        assertThat(service.nextId("tenant-7")).isEqualTo(1);
+        assertThat(service.nextIds("invoices", 2)).containsExactly(1, 2);
+        for (String other : List.of("tenant-x", "xtenant-7", "tenant-7x", "orders")) {
+            assertThatThrownBy(() -> service.nextId(other)).as(other).isInstanceOf(UnknownBizTagException.class);
+            assertThat(count(other)).as(other).isZero();
+        }
+        assertThat(tableStep("tenant-7")).isEqualTo(20);
+        assertThat(service.segments()).extracting(SegmentView::bizTag).containsExactly("invoices", "tenant-7");
+    }
+
+    @Test
+    void createTagInsertsTheRowOnceWithItsStartAndStepAndLeavesAnExistingRowAlone() throws Exception {
+        SegmentIdService service = track(builder(pool()).build());
+
+        SegmentIdService.CreatedTag created = service.createTag("orders.eu:2", 25, 1000);
+        assertThat(created).isEqualTo(new SegmentIdService.CreatedTag("orders.eu:2", true, 1000, 25));
+        // Two numbers: below the refill threshold, so no background load moves max_id under the next assertion.
+        assertThat(service.nextIds("orders.eu:2", 2)).containsExactly(1000, 1001);
+
+        SegmentIdService.CreatedTag again = service.createTag("orders.eu:2", 7, 1);
+        assertThat(again).isEqualTo(new SegmentIdService.CreatedTag("orders.eu:2", false, 1025, 25));
+        assertThat(count("orders.eu:2")).isEqualTo(1);
+        assertThat(maxId("orders.eu:2")).isEqualTo(1025);
+
+        assertThatThrownBy(() -> service.createTag("orders;x", 10, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bizTag must be").hasMessageContaining("\"orders;x\"");
+        assertThatThrownBy(() -> service.createTag("a", 0, 1)).hasMessage("step must be in [1, 1000000000], was 0");
+        assertThatThrownBy(() -> service.createTag("a", 10, 0)).hasMessage("start must be in [1, 2^62 - step] = [1, "
+                + ((1L << 62) - 10) + "], was 0");
+        assertThat(count("a")).isZero();
+    }
+
+    // --- what idle and surplus tags cost -------------------------------------------------------------------
+
+    @Test
+    void anIdleBufferIsDroppedAndItsTagLoadsAFreshSegmentWithNoNumberRepeated() throws Exception {
+        insertTag(TAG, 1, 100);
+        insertTag("busy", 1, 100);
+        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-06-01T12:00:00Z"));
+        SegmentIdService service = track(builder(pool()).timeSource(clock).idleTimeout(Duration.ofMinutes(10)).build());
+        List<String> droppedTags = new CopyOnWriteArrayList<>();
+        service.addTagDroppedListener(droppedTags::add);
+        List<Long> numbers = new ArrayList<>();
+        for (long id : service.nextIds(TAG, 5)) {
+            numbers.add(id);
+        }
+        service.nextId("busy");
+        service.segments(); // a sweep: both seen in use
+
+        for (int minute = 0; minute < 12; minute++) {
+            clock.advance(Duration.ofMinutes(1));
+            service.nextId("busy");
+            service.segments();
+        }
+
+        assertThat(droppedTags).containsExactly(TAG);
+        assertThat(service.segment(TAG)).isEmpty();
+        assertThat(service.segment("busy")).isPresent();
+        assertThat(service.droppedBuffers()).isEqualTo(1);
+        // The rest of the dropped segment (6..100) is skipped, as at a restart; the next segment starts after it.
+        for (long id : service.nextIds(TAG, 5)) {
+            numbers.add(id);
+        }
+        assertThat(numbers).doesNotHaveDuplicates().isSorted().containsExactly(1L, 2L, 3L, 4L, 5L, 101L, 102L, 103L, 104L, 105L);
+    }
+
+    @Test
+    void loadingMoreTagsThanTheCapDropsTheLeastRecentlyUsedAndNoNumberRepeats() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-06-01T12:00:00Z"));
+        SegmentIdService service = track(builder(pool()).timeSource(clock).autoCreate(true).defaultStep(10)
+                .maxBufferedTags(3).build());
+        List<String> droppedTags = new CopyOnWriteArrayList<>();
+        service.addTagDroppedListener(droppedTags::add);
+        java.util.Map<String, List<Long>> numbers = new java.util.TreeMap<>();
+        for (int round = 0; round < 3; round++) {
+            for (int tag = 0; tag < 8; tag++) {
+                clock.advance(Duration.ofSeconds(1));
+                String name = "t" + tag;
+                long id = service.nextId(name);
+                numbers.computeIfAbsent(name, n -> new ArrayList<>()).add(id);
+                assertThat(service.bufferedTags()).isLessThanOrEqualTo(3);
+            }
+        }
+        // Eight tags through three places, round robin: each load dropped the one used longest ago.
+        assertThat(droppedTags).hasSize(21).startsWith("t0", "t1", "t2", "t3", "t4");
+        assertThat(service.segments()).extracting(SegmentView::bizTag).containsExactly("t5", "t6", "t7");
+        numbers.forEach((tag, ids) -> assertThat(ids).as(tag).containsExactly(1L, 11L, 21L));
     }
 
     // --- batches and schema --------------------------------------------------------------------------------

@@ -1,16 +1,22 @@
 package io.vesta.segment;
 
 import io.vesta.InvalidSettingException;
+import io.vesta.SegmentNumbers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /** Settings, arguments, the step rule and the DDL, without a database. */
 class SegmentIdServiceSettingsTest {
@@ -78,14 +84,60 @@ class SegmentIdServiceSettingsTest {
             assertThatIllegalArgumentException().isThrownBy(() -> service.nextIds("orders", 100_001))
                     .withMessage("count must be in [1, 100000], was 100001");
             assertThatIllegalArgumentException().isThrownBy(() -> service.nextId(null))
-                    .withMessage("bizTag must be set");
+                    .withMessage("bizTag must be set: 1 to 128 characters matching " + PATTERN);
             assertThatIllegalArgumentException().isThrownBy(() -> service.nextId(" "))
-                    .withMessage("bizTag must be 1 to 128 characters and not blank, was ' ' (1 characters)");
+                    .withMessage("bizTag must be 1 to 128 characters matching " + PATTERN + " (letters, digits, '_', '.',"
+                            + " ':', '-'; the first a letter, digit or '_'), was \" \" (1 characters)");
             assertThatIllegalArgumentException().isThrownBy(() -> service.nextId("x".repeat(129)))
-                    .withMessageStartingWith("bizTag must be 1 to 128 characters and not blank, was 'xxx")
-                    .withMessageEndingWith("(129 characters)");
+                    .withMessageContaining("was \"" + "x".repeat(129) + "\" (129 characters)");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.nextIds("y".repeat(300), 2))
+                    .withMessageContaining("was \"" + "y".repeat(160) + "...\" (300 characters)");
             assertThat(service.segments()).isEmpty();
         }
+    }
+
+    private static final String PATTERN = "[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}";
+
+    /** Every way a tag enters checks it the same way, and shows the refused value escaped. */
+    static Stream<Arguments> tagsOutsideThePattern() {
+        return Stream.of(arguments("a;b", "a;b"), arguments("a b", "a b"), arguments("a/b", "a/b"),
+                arguments("a%3Bb", "a%3Bb"), arguments(".hidden", ".hidden"), arguments("-x", "-x"),
+                arguments("a\u0000b", "a\\u0000b"), arguments("a\u200bb", "a\\u200bb"),
+                arguments("\uff4frders", "\\uff4frders"), arguments("tab\tx", "tab\\u0009x"),
+                arguments("q\"x", "q\\\"x"), arguments("", ""));
+    }
+
+    @ParameterizedTest(name = "[{index}] {1}")
+    @MethodSource("tagsOutsideThePattern")
+    void tagsOutsideThePatternAreRefusedBeforeTheDatabaseAndShownEscaped(String bizTag, String shown) {
+        try (SegmentIdService service = builder().build()) {
+            for (Runnable call : List.<Runnable>of(() -> service.nextId(bizTag), () -> service.nextIds(bizTag, 3),
+                    () -> service.nextIdsOfExistingTag(bizTag, 1), () -> service.createTag(bizTag, 10, 1))) {
+                assertThatIllegalArgumentException().isThrownBy(call::run)
+                        .withMessageStartingWith("bizTag must be 1 to 128 characters matching " + PATTERN)
+                        .withMessageContaining("was \"" + shown + "\" (" + bizTag.length() + " characters)");
+            }
+            assertThat(service.segments()).isEmpty();
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> SegmentNumbers.requireValidBizTag("segment", bizTag))
+                .withMessageStartingWith("segment must be 1 to 128 characters");
+    }
+
+    @Test
+    void tagsInsideThePatternPass() {
+        for (String tag : List.of("orders", "a", "_x", "9", "orders.eu:2024-01_x", "T".repeat(128))) {
+            assertThat(SegmentNumbers.requireValidBizTag("bizTag", tag)).isEqualTo(tag);
+        }
+    }
+
+    @Test
+    void autoCreateTagsIsARegularExpressionAndNotCombinedWithAutoCreate() {
+        rejects(b -> b.autoCreateTags("orders|("), "auto-create-tags", "orders|(",
+                "a Java regular expression matched against the whole tag, such as orders|invoices|tenant-[0-9]+");
+        rejects(b -> b.autoCreate(true).autoCreateTags("orders"), "auto-create-tags", "orders",
+                "unset while auto-create is true, which creates every tag");
+        rejects(b -> b.idleTimeout(Duration.ofMillis(999)), "idle-timeout", "999ms", "a duration in [1000ms, 31536000000ms]");
+        rejects(b -> b.maxBufferedTags(0), "max-buffered-tags", 0L, "a value in [1, 100000]");
     }
 
     @ParameterizedTest(name = "step {0}, table {1}, max {2}, lasted {3} min of 15 -> {4}")

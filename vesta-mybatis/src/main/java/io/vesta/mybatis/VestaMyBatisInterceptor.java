@@ -234,7 +234,11 @@ public final class VestaMyBatisInterceptor implements Interceptor {
     private static IdProperty annotated(Class<?> owner, String name, Class<?> type, VestaId marker) {
         IdPropertyType idType = IdPropertyType.of(type).orElseThrow(() -> new IllegalStateException("@VestaId on "
                 + owner.getName() + "." + name + " needs a Long, long or String property, but it is a " + type.getName()));
-        return new IdProperty(name, idType, marker.segment());
+        String segment = marker.segment();
+        if (!segment.isEmpty()) {
+            SegmentNumbers.requireValidBizTag("@VestaId(segment) of " + owner.getName() + "." + name, segment);
+        }
+        return new IdProperty(name, idType, segment);
     }
 
     /** An ID property; {@code segment} is its tag for {@code @VestaId(segment = ...)}, empty for Vesta IDs. */

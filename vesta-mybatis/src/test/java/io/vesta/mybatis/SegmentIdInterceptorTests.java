@@ -50,7 +50,29 @@ class SegmentIdInterceptorTests {
         }
     }
 
+    /** A tag outside the pattern: ';' would cut it short on a URL, and is refused everywhere. */
+    public static class BadTicket {
+
+        @VestaId(segment = "tickets;x")
+        private Long id;
+
+        public Long getId() {
+            return id;
+        }
+
+        public void setId(Long id) {
+            this.id = id;
+        }
+
+        public String getTitle() {
+            return "bad";
+        }
+    }
+
     public interface TicketMapper {
+
+        @Insert("insert into tickets (id, title) values (#{id}, #{title})")
+        int insertBad(BadTicket ticket);
 
         @Insert("insert into tickets (id, title) values (#{id}, #{title})")
         int insert(Ticket ticket);
@@ -111,6 +133,19 @@ class SegmentIdInterceptorTests {
             Throwable failure = catchThrowable(() -> session.getMapper(TicketMapper.class).insert(new Ticket("x")));
             assertThat(failure).hasStackTraceContaining("@VestaId(segment = \"tickets\") on " + Ticket.class.getName()
                     + ".id could not take a number of tag 'tickets'");
+        }
+    }
+
+    @Test
+    void aTagOutsideThePatternFailsTheInsertNamingTheClassThePropertyAndThePattern() throws Exception {
+        String url = TestSqlSessionFactory.h2();
+        try (SegmentIdService segments = segments(url, true);
+                SqlSession session = sessions(url, segments).openSession(true)) {
+            Throwable failure = catchThrowable(() -> session.getMapper(TicketMapper.class).insertBad(new BadTicket()));
+            assertThat(failure).hasStackTraceContaining("@VestaId(segment) of " + BadTicket.class.getName()
+                    + ".id must be 1 to 128 characters matching " + SegmentNumbers.BIZ_TAG_PATTERN)
+                    .hasStackTraceContaining("was \"tickets;x\"");
+            assertThat(segments.segments()).isEmpty();
         }
     }
 }

@@ -83,6 +83,7 @@ class DashboardBrowserTest {
         String base = "http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port");
         long id = issue(base);
         long machine = new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine();
+        TestEnvironment.insertSegmentTag(url, segmentTable, "orders");
         get(base, "/vesta/segment/orders?count=5");
 
         driverService = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile()).usingAnyFreePort()

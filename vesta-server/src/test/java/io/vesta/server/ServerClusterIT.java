@@ -133,6 +133,7 @@ class ServerClusterIT {
         assertThat(seen).as("no ID twice across the three servers and the restart").hasSize(6 * 2 * 10_000);
 
         // Two servers on one segment table: 20,000 numbers of a tag, none twice.
+        TestEnvironment.insertSegmentTag(url, segmentTable, "it-orders");
         Set<Long> numbers = new HashSet<>();
         List<ServerJvm> two = List.of(nodes.get(0), restarted);
         for (int round = 0; round < 20; round++) {

@@ -44,6 +44,15 @@ final class ServerJvm implements AutoCloseable {
      * with these arguments and environment variables, and waits until its readiness probe says UP.
      */
     static ServerJvm start(Path dataDir, List<String> args, java.util.Map<String, String> environment) throws Exception {
+        return start(dataDir, List.of(), args, environment);
+    }
+
+    /**
+     * As {@link #start(Path, List, java.util.Map)}, with options for the JVM after its defaults (so {@code -Xmx64m}
+     * replaces the default heap).
+     */
+    static ServerJvm start(Path dataDir, List<String> jvmOptions, List<String> args, java.util.Map<String, String> environment)
+            throws Exception {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: this test runs after 'package' (mvn verify)");
         }
@@ -54,7 +63,9 @@ final class ServerJvm implements AutoCloseable {
         Files.createDirectories(dataDir);
         Path log = dataDir.resolve("server-" + port + ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port,
+                "-Xmx256m", "-XX:TieredStopAtLevel=1"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port,
                 "--vesta.server.data-dir=" + dataDir));
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(dataDir.toFile()).redirectErrorStream(true)

@@ -46,6 +46,14 @@ final class TestEnvironment {
         return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     }
 
+    /** A segment tag's row, as an operator creates one by hand: vesta-server creates no tag on a GET. */
+    static void insertSegmentTag(String url, String table, String tag) throws Exception {
+        try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO " + table + " (biz_tag, max_id, step, description) VALUES ('" + tag
+                    + "', 1, 1000, 'test')");
+        }
+    }
+
     static void drop(String url, String... tables) throws Exception {
         try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
             for (String table : tables) {

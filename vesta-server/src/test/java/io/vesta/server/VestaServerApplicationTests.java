@@ -6,17 +6,21 @@ import io.vesta.layout.IdCodec;
 import io.vesta.protocol.BatchProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import javax.sql.DataSource;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,6 +40,9 @@ class VestaServerApplicationTests {
 
     @LocalServerPort
     private int port;
+
+    @Autowired
+    private DataSource dataSource;
 
     private final HttpClient http = HttpClient.newHttpClient();
     private final IdCodec codec = new IdCodec(IdCodec.DEFAULT_EPOCH);
@@ -79,6 +86,14 @@ class VestaServerApplicationTests {
 
     @Test
     void segmentsWorkOnTheH2FileDatabaseInTheDataDirectory() throws Exception {
+        // The shipped defaults create no tag on a GET: an operator creates it.
+        HttpResponse<String> unknown = get("/vesta/segment/orders");
+        assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(404);
+        assertThat(unknown.body()).contains("Unknown bizTag 'orders'").contains("A GET never creates a tag");
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO vesta_segment (biz_tag, max_id, step, description) VALUES ('orders', 1, 1000, 'test')");
+        }
+
         HttpResponse<String> first = get("/vesta/segment/orders?count=3");
         HttpResponse<String> next = get("/vesta/segment/orders");
 

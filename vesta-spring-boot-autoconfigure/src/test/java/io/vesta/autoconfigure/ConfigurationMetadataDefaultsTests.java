@@ -77,6 +77,8 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.segment.default-step", SegmentIdService.DEFAULT_STEP);
         ENGINE_DEFAULTS.put("vesta.segment.retry-interval", SegmentIdService.DEFAULT_RETRY_INTERVAL);
         ENGINE_DEFAULTS.put("vesta.segment.loader-threads", SegmentIdService.DEFAULT_LOADER_THREADS);
+        ENGINE_DEFAULTS.put("vesta.segment.idle-timeout", SegmentIdService.DEFAULT_IDLE_TIMEOUT);
+        ENGINE_DEFAULTS.put("vesta.segment.max-buffered-tags", SegmentIdService.DEFAULT_MAX_BUFFERED_TAGS);
     }
 
     /**
@@ -86,7 +88,7 @@ class ConfigurationMetadataDefaultsTests {
     private static final Set<String> SPRING_DEFAULTS = Set.of("vesta.mode", "vesta.machine-id.strategy",
             "vesta.time-store.enabled", "vesta.time-store.directory", "vesta.machine-id.db.initialize-schema",
             "vesta.client.fallback", "vesta.jackson.ids-as-strings", "vesta.segment.enabled",
-            "vesta.segment.initialize-schema", "vesta.segment.auto-create", "vesta.server.enabled",
+            "vesta.segment.initialize-schema", "vesta.segment.auto-create", "vesta.segment.admin-enabled", "vesta.server.enabled",
             "vesta.server.ids-enabled", "vesta.server.make-id-enabled", "vesta.server.lease-admin-enabled");
 
     /** Spring-only defaults of Vesta's properties outside {@code vesta.*}: switches under Boot's own prefixes. */

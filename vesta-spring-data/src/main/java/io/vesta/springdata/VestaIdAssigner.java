@@ -91,7 +91,11 @@ public final class VestaIdAssigner {
                 "@VestaId on " + type.getName() + "." + property.getName() + " needs a Long, long or String property,"
                         + " but it is a " + property.getType().getName()));
         VestaId marker = property.findAnnotation(VestaId.class);
-        return Optional.of(new Target(entity, property, idType, marker == null ? "" : marker.segment()));
+        String segment = marker == null ? "" : marker.segment();
+        if (!segment.isEmpty()) {
+            SegmentNumbers.requireValidBizTag("@VestaId(segment) of " + type.getName() + "." + property.getName(), segment);
+        }
+        return Optional.of(new Target(entity, property, idType, segment));
     }
 
     private record Target(RelationalPersistentEntity<?> entity, RelationalPersistentProperty property, IdPropertyType type,

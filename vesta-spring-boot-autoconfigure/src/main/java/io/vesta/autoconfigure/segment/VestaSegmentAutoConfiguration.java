@@ -54,6 +54,9 @@ public final class VestaSegmentAutoConfiguration {
                     .targetDuration(properties.getTargetDuration())
                     .maxStep(properties.getMaxStep())
                     .autoCreate(properties.isAutoCreate())
+                    .autoCreateTags(properties.getAutoCreateTags())
+                    .idleTimeout(properties.getIdleTimeout())
+                    .maxBufferedTags(properties.getMaxBufferedTags())
                     .defaultStep(properties.getDefaultStep())
                     .retryInterval(properties.getRetryInterval())
                     .loaderThreads(properties.getLoaderThreads());

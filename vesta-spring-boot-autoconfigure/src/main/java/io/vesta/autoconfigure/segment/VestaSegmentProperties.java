@@ -33,8 +33,20 @@ public class VestaSegmentProperties {
     /** Largest step that doubling reaches, 1 to 1000000000. The table's step of a tag is the floor. */
     private int maxStep = SegmentIdService.DEFAULT_MAX_STEP;
 
-    /** Whether a tag with no row in the table is created on first use (with default-step). Off: an unknown tag is an error. */
+    /** Whether every tag with no row in the table is created on first use (with default-step), by the application's own calls and by POST /vesta/segment/{bizTag}; never by a GET. Off: an unknown tag is an error. Meant for an application whose tags come from its own code; a server prefers auto-create-tags or admin-enabled. */
     private boolean autoCreate = false;
+
+    /** A Java regular expression: tags with no row that match it whole are created on first use (with default-step), by the application's own calls and by POST /vesta/segment/{bizTag}; never by a GET. Unset: none. Not together with auto-create=true. */
+    private String autoCreateTags;
+
+    /** Whether POST /vesta/admin/segments/{bizTag} creates tags (a server: vesta.server.enabled=true). Off by default; needs vesta.server.admin-tokens. */
+    private boolean adminEnabled = false;
+
+    /** How long a tag's buffer may stay unused before it is dropped, from 1s to 365d; its unused numbers are skipped, as at a restart. */
+    private Duration idleTimeout = SegmentIdService.DEFAULT_IDLE_TIMEOUT;
+
+    /** Most tags that keep buffers (and per-tag meters) in memory, 1 to 100000; one more drops the least recently used, skipping its unused numbers. */
+    private int maxBufferedTags = SegmentIdService.DEFAULT_MAX_BUFFERED_TAGS;
 
     /** Step of the tags created on first use, 1 to 1000000000. */
     private int defaultStep = SegmentIdService.DEFAULT_STEP;
@@ -99,6 +111,38 @@ public class VestaSegmentProperties {
 
     public void setAutoCreate(boolean autoCreate) {
         this.autoCreate = autoCreate;
+    }
+
+    public String getAutoCreateTags() {
+        return autoCreateTags;
+    }
+
+    public void setAutoCreateTags(String autoCreateTags) {
+        this.autoCreateTags = autoCreateTags;
+    }
+
+    public boolean isAdminEnabled() {
+        return adminEnabled;
+    }
+
+    public void setAdminEnabled(boolean adminEnabled) {
+        this.adminEnabled = adminEnabled;
+    }
+
+    public Duration getIdleTimeout() {
+        return idleTimeout;
+    }
+
+    public void setIdleTimeout(Duration idleTimeout) {
+        this.idleTimeout = idleTimeout;
+    }
+
+    public int getMaxBufferedTags() {
+        return maxBufferedTags;
+    }
+
+    public void setMaxBufferedTags(int maxBufferedTags) {
+        this.maxBufferedTags = maxBufferedTags;
     }
 
     public int getDefaultStep() {

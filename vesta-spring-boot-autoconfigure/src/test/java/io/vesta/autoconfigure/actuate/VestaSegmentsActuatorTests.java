@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Segment mode's health indicator ({@code vestaSegments}) and meters, on a real H2 database and a Prometheus registry. */
@@ -121,6 +122,56 @@ class VestaSegmentsActuatorTests {
             Scrapes.await(() -> segments.segment("orders").orElseThrow().failedLoads() > 0, "a load to fail");
             assertThat(registry.get("vesta.segment.loads.failed").tag("biz.tag", "orders").functionCounter().count()).isEqualTo(1);
             assertThat(registry.get("vesta.segment.remaining").tag("biz.tag", "orders").gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void metersAndHealthStayBoundedWhateverTheNumberOfTags() {
+        runner.withPropertyValues("vesta.segment.auto-create=true", "vesta.segment.max-buffered-tags=3").run(context -> {
+            tableWithOrders(context, 10);
+            SegmentIdService segments = context.getBean(SegmentIdService.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            for (int tag = 0; tag < 40; tag++) {
+                segments.nextId("tag-" + tag);
+            }
+
+            assertThat(registry.find("vesta.segment.loads").functionCounters()).hasSize(3);
+            assertThat(registry.find("vesta.segment.remaining").gauges()).hasSize(3);
+            assertThat(registry.find("vesta.segment.remaining").tag("biz.tag", "tag-39").gauge()).isNotNull();
+            assertThat(registry.find("vesta.segment.remaining").tag("biz.tag", "tag-0").gauge()).isNull();
+            Health health = health(context).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("tags", 3).containsEntry("maxBufferedTags", 3)
+                    .containsEntry("droppedBuffers", 37L);
+            assertThat((Map<?, ?>) health.getDetails().get("remaining")).hasSize(3);
+            // A dropped tag that is used again gets its meters back.
+            segments.nextId("tag-0");
+            assertThat(registry.find("vesta.segment.remaining").tag("biz.tag", "tag-0").gauge()).isNotNull();
+            assertThat(registry.find("vesta.segment.remaining").gauges()).hasSize(3);
+        });
+    }
+
+    @Test
+    void healthNamesAtMostTenFailingTagsAndCountsThemAll() {
+        runner.withPropertyValues("vesta.segment.auto-create=true", "vesta.segment.default-step=10",
+                "vesta.segment.retry-interval=1m").run(context -> {
+            JdbcTemplate jdbc = tableWithOrders(context, 10);
+            SegmentIdService segments = context.getBean(SegmentIdService.class);
+            for (int tag = 0; tag < 25; tag++) {
+                segments.nextId("tag-" + tag);
+            }
+            jdbc.execute("DROP TABLE " + table);
+            for (int tag = 0; tag < 25; tag++) {
+                int failing = tag;
+                // More than both segments hold: the next load fails, and the tag is left failing.
+                assertThatThrownBy(() -> segments.nextIds("tag-" + failing, 1000)).isInstanceOf(RuntimeException.class);
+            }
+
+            Health down = health(context).health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails()).containsEntry("failing", 25).containsEntry("tags", 25);
+            assertThat((Map<?, ?>) down.getDetails().get("failures")).hasSize(10);
+            assertThat((String) down.getDetails().get("reason")).contains("and 15 more tags");
         });
     }
 

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "vesta.machine-id.value=930", "vesta.server.enabled=true",
-        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always",
+        "vesta.segment.enabled=true", "vesta.segment.initialize-schema=always", "vesta.segment.auto-create-tags=auto-.*",
         "management.endpoints.web.exposure.include=vesta" })
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SegmentServerTests {
@@ -131,7 +131,55 @@ class SegmentServerTests {
         assertThat(response.statusCode()).isEqualTo(400);
         JsonNode problem = json.readTree(response.body());
         assertThat(problem.get("parameter").asString()).isEqualTo("bizTag");
-        assertThat(problem.get("detail").asString()).contains("bizTag must be 1 to 128 characters");
+        assertThat(problem.get("detail").asString()).contains("bizTag must be 1 to 128 characters matching");
+        assertThat(problem.get("pattern").asString()).isEqualTo("[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}");
+    }
+
+    @Test
+    void aGetNeverCreatesATagEvenOneThePatternMatchesAndAPostDoes() throws Exception {
+        String tag = "auto-" + UUID.randomUUID().toString().substring(0, 8);
+        for (String query : List.of("", "?count=5")) {
+            HttpResponse<String> refused = get("/vesta/segment/" + tag + query);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(404);
+            assertThat(json.readTree(refused.body()).get("detail").asString()).contains("A GET never creates a tag");
+        }
+        assertThat(count(tag)).isZero();
+        assertThat(get("/vesta/segments").body()).doesNotContain(tag);
+
+        HttpResponse<String> created = post("/vesta/segment/" + tag + "?count=2");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        assertThat(json.readTree(created.body()).get("idStrings").toString()).isEqualTo("[\"1\",\"2\"]");
+        assertThat(count(tag)).isEqualTo(1);
+        // Once it exists, a GET issues its numbers, a POST too.
+        assertThat(json.readTree(get("/vesta/segment/" + tag).body()).get("id").asLong()).isEqualTo(3);
+        assertThat(json.readTree(post("/vesta/segment/" + tag).body()).get("id").asLong()).isEqualTo(4);
+
+        // A POST of a tag outside the pattern creates nothing either.
+        HttpResponse<String> outside = post("/vesta/segment/manual-" + tag);
+        assertThat(outside.statusCode()).isEqualTo(404);
+        assertThat(count("manual-" + tag)).isZero();
+    }
+
+    @Test
+    void aSemicolonNeverCutsTheTagAndEncodedOrInvisibleCharactersAreRefused() throws Exception {
+        String tag = tag(100);
+        for (String sent : List.of(tag + ";x", tag + ";", tag + ";jsessionid=1", tag + "%3Bx", tag + "%20", "%E2%80%8B" + tag,
+                tag + "%09", "%2E" + tag, "%EF%BD%8F" + tag.substring(1))) {
+            for (boolean viaPost : new boolean[] { false, true }) {
+                HttpResponse<String> response = viaPost ? post("/vesta/segment/" + sent) : get("/vesta/segment/" + sent);
+                assertThat(response.statusCode()).as("%s %s: %s", viaPost ? "POST" : "GET", sent, response.body()).isEqualTo(400);
+                assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+                JsonNode problem = json.readTree(response.body());
+                assertThat(problem.get("parameter").asString()).isEqualTo("bizTag");
+                assertThat(problem.get("pattern").asString()).isEqualTo("[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}");
+                assertThat(problem.get("detail").asString()).startsWith("bizTag must be 1 to 128 characters matching");
+            }
+        }
+        assertThat(json.readTree(get("/vesta/segment/" + tag + ";x").body()).get("value").asString()).isEqualTo(tag + ";x");
+        assertThat(json.readTree(get("/vesta/segment/%E2%80%8B" + tag).body()).get("detail").asString())
+                .contains("was \"\\u200b" + tag + "\"");
+        // Nothing was drawn by the refused requests: the tag itself still starts at 1.
+        assertThat(json.readTree(get("/vesta/segment/" + tag).body()).get("id").asLong()).isEqualTo(1);
     }
 
     @Test
@@ -186,6 +234,20 @@ class SegmentServerTests {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
+    }
+
+    private long count(String tag) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             java.sql.ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM " + TABLE + " WHERE biz_tag = '" + tag + "'")) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    private HttpResponse<String> post(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody()).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

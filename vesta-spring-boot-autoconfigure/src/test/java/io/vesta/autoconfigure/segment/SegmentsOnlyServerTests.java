@@ -65,7 +65,11 @@ class SegmentsOnlyServerTests {
 
     @Test
     void servesSegmentsWithoutAMachineId() throws Exception {
-        HttpResponse<String> first = get("/vesta/segment/orders");
+        // auto-create=true: a POST creates the tag (a GET never does).
+        assertThat(get("/vesta/segment/orders").statusCode()).isEqualTo(404);
+        HttpResponse<String> first = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + "/vesta/segment/orders")).timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody())
+                .build(), HttpResponse.BodyHandlers.ofString());
 
         assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
         assertThat(JsonMapper.builder().build().readTree(first.body()).get("id").asLong()).isEqualTo(1);
