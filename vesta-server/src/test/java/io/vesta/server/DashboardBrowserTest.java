@@ -12,6 +12,10 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -24,6 +28,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,8 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The dashboard in a real browser: Debian's Chromium, headless, driven through the chromedriver of the
  * chromium-driver package, against a running vesta-server that leases its machine ID from a table on PostgreSQL.
- * The page must show the lease table with this node's row, and decode an ID typed into its form. A screenshot is
- * saved as {@code target/dashboard.png}.
+ * The page must show the lease table with this node's row, and decode an ID typed into its form, under its strict
+ * Content-Security-Policy: the browser reports no violation while it does, and refuses an inline script put into
+ * the page (so the policy is in force, and a violation would be seen). A screenshot is saved as
+ * {@code target/dashboard.png}.
  */
 class DashboardBrowserTest {
 
@@ -79,7 +87,7 @@ class DashboardBrowserTest {
                 "--vesta.server.data-dir=" + dir, "--spring.datasource.url=" + url,
                 "--vesta.machine-id.strategy=db", "--vesta.machine-id.db.table=" + leaseTable,
                 "--vesta.machine-id.db.initialize-schema=always", "--vesta.machine-id.db.owner=dashboard-test",
-                "--vesta.segment.table=" + segmentTable, "--vesta.server.tokens=" + TOKEN);
+                "--vesta.segment.table=" + segmentTable, "--vesta.server.admin-tokens=" + TOKEN);
         String base = "http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port");
         long id = issue(base);
         long machine = new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine();
@@ -92,6 +100,9 @@ class DashboardBrowserTest {
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--no-first-run", "--disable-dev-shm-usage", "--window-size=1400,1400",
                 "--user-data-dir=" + Files.createDirectory(dir.resolve("chromium-profile")));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
         browser = new ChromeDriver(driverService, options);
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         browser.get(base + "/");
@@ -116,11 +127,28 @@ class DashboardBrowserTest {
         assertThat(field("genMethod")).isEqualTo("2");
         assertThat(field("type")).isEqualTo("MAX_PEAK");
 
+        HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(DashboardHeaders.CONTENT_SECURITY_POLICY);
+        assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+        assertThat(violations()).as("the browser's log while the page worked").isEmpty();
+        Object inlineRan = ((JavascriptExecutor) browser).executeScript("const s = document.createElement('script');"
+                + " s.textContent = 'window.vestaInlineRan = true;'; document.head.appendChild(s);"
+                + " return window.vestaInlineRan === true;");
+        assertThat(inlineRan).as("an inline script under the policy").isEqualTo(false);
+        assertThat(violations()).as("the refused inline script is in the browser's log").isNotEmpty();
+
         Path screenshot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
         Path saved = Path.of("target", "dashboard.png");
         Files.createDirectories(saved.getParent());
         Files.copy(screenshot, saved, StandardCopyOption.REPLACE_EXISTING);
         assertThat(Files.size(saved)).isPositive();
+    }
+
+    /** The browser's log lines about the Content-Security-Policy since the last call. */
+    private List<String> violations() {
+        return browser.manage().logs().get(LogType.BROWSER).getAll().stream().map(LogEntry::getMessage)
+                .filter(message -> message.contains("Content Security Policy")).toList();
     }
 
     private String field(String name) {

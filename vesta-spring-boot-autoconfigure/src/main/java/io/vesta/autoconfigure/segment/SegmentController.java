@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.segment;
 
 import io.vesta.IdService;
+import io.vesta.autoconfigure.server.Parameters;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentView;
 import io.vesta.segment.SegmentUnavailableException;
@@ -169,7 +170,7 @@ public class SegmentController {
     private static int parseCount(String count) {
         int value;
         try {
-            value = Integer.parseInt(count.trim());
+            value = Integer.parseInt(Parameters.decimal(count));
         } catch (NumberFormatException e) {
             throw new BadCountException(count, "count must be an integer in [1, " + IdService.MAX_BATCH + "], was '"
                     + count + "'");

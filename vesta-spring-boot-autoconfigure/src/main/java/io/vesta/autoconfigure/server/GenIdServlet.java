@@ -56,6 +56,16 @@ final class GenIdServlet extends HttpServlet {
     }
 
     /**
+     * The headers of a GET and no ID: HTTP's HEAD is a GET without the body, and {@link HttpServlet#doHead} would run
+     * {@link #doGet}, issuing an ID nobody receives.
+     */
+    @Override
+    protected void doHead(HttpServletRequest request, HttpServletResponse response) {
+        response.setStatus(HttpServletResponse.SC_OK);
+        response.setContentType("application/json");
+    }
+
+    /**
      * {@code {"id":N,"idString":"N"}}. Written by hand because it is the answer a server gives most: a signed
      * decimal long is digits and at most a leading minus, which JSON takes as they are, inside a string or not.
      */

@@ -2,8 +2,11 @@ package io.vesta.autoconfigure.server;
 
 import io.vesta.IdService;
 
-/** Parsing of the server's request parameters, each failure a {@link BadParameterException} naming the parameter. */
-final class Parameters {
+/**
+ * Parsing of the server's request parameters, each failure a {@link BadParameterException} naming the parameter. Numbers
+ * are ASCII digits only ({@link #decimal}), here and in the segment endpoint.
+ */
+public final class Parameters {
 
     private Parameters() {
     }
@@ -15,7 +18,7 @@ final class Parameters {
         }
         int value;
         try {
-            value = Integer.parseInt(count.trim());
+            value = Integer.parseInt(decimal(count));
         } catch (NumberFormatException e) {
             throw new BadParameterException("count", count, "count must be " + allowed + ", was '" + count + "'");
         }
@@ -28,7 +31,7 @@ final class Parameters {
     /** An ID in signed decimal, or unsigned for version-1 IDs (which are negative as signed longs). */
     static long id(String id) {
         try {
-            String text = id.trim();
+            String text = decimal(id);
             return text.startsWith("-") ? Long.parseLong(text) : Long.parseUnsignedLong(text);
         } catch (NumberFormatException e) {
             throw new BadParameterException("id", id, "id must be a 64-bit integer (signed, or unsigned for version-1 IDs),"
@@ -45,9 +48,31 @@ final class Parameters {
             return fallback;
         }
         try {
-            return Long.parseLong(value.trim());
+            return Long.parseLong(decimal(value));
         } catch (NumberFormatException e) {
             throw new BadParameterException(name, value, name + " must be an integer, was '" + value + "'");
         }
+    }
+
+    /**
+     * The text without surrounding spaces, if it is ASCII digits after an optional {@code -}. {@link Long#parseLong}
+     * alone would also take a {@code +} and the digits of every other script ({@code ５}, {@code ١٢}), which no client
+     * means as a number here.
+     *
+     * @throws NumberFormatException otherwise
+     */
+    public static String decimal(String text) {
+        String trimmed = text.trim();
+        int start = trimmed.startsWith("-") ? 1 : 0;
+        if (trimmed.length() == start) {
+            throw new NumberFormatException("no digits");
+        }
+        for (int i = start; i < trimmed.length(); i++) {
+            char c = trimmed.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new NumberFormatException("not an ASCII digit: " + c);
+            }
+        }
+        return trimmed;
     }
 }

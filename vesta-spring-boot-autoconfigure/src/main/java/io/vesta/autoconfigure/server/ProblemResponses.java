@@ -21,7 +21,17 @@ final class ProblemResponses {
 
     static void write(HttpServletRequest request, HttpServletResponse response, ProblemDetail problem, JsonMapper json)
             throws IOException {
-        problem.setInstance(URI.create(request.getRequestURI()));
+        write(request.getRequestURI(), response, problem, json);
+    }
+
+    /** With {@code instance} the given request URI, as the client wrote it; none if it is no URI reference. */
+    static void write(String requestUri, HttpServletResponse response, ProblemDetail problem, JsonMapper json)
+            throws IOException {
+        try {
+            problem.setInstance(requestUri == null ? null : URI.create(requestUri));
+        } catch (IllegalArgumentException e) {
+            problem.setInstance(null);
+        }
         byte[] body = json.writeValueAsBytes(members(problem));
         response.setStatus(problem.getStatus());
         response.setContentType("application/problem+json");

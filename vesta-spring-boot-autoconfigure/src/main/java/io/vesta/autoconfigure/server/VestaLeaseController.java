@@ -8,6 +8,9 @@ import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.layout.IdLayout;
+import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -23,12 +26,15 @@ import java.util.List;
  * {@code GET /vesta/admin/leases} lists every machine ID of the server range (or {@code ?range=embedded}), and, with
  * {@code vesta.server.lease-admin-enabled=true}, {@code DELETE /vesta/admin/leases/{machineId}} ends a lease
  * ({@code ?force=true} for a live one) so that a new node can take the ID at once
- * ({@link MachineIdLeases#release}: never at the price of a repeated ID).
+ * ({@link MachineIdLeases#release}: never at the price of a repeated ID). Both are operator's endpoints: an admin
+ * token ({@link ServerTokenFilter}); a forced release is logged with the fingerprint of the token that asked and the
+ * remote address.
  */
 @RestController
 public class VestaLeaseController {
 
     static final String PATH = "/vesta/admin/leases";
+    private static final Log log = LogFactory.getLog(VestaLeaseController.class);
 
     private final MachineIdProvider provider;
     private final VestaProperties properties;
@@ -54,7 +60,8 @@ public class VestaLeaseController {
     }
 
     @DeleteMapping(path = PATH + "/{machineId}", produces = MediaType.APPLICATION_JSON_VALUE)
-    public Outcome release(@PathVariable String machineId, @RequestParam(required = false) String force) {
+    public Outcome release(@PathVariable String machineId, @RequestParam(required = false) String force,
+            HttpServletRequest request) {
         if (!releaseEnabled) {
             throw new NotFoundException("Ending leases is off: set vesta.server.lease-admin-enabled=true (with"
                     + " vesta.server.admin-tokens) to allow DELETE " + PATH + "/{machineId}");
@@ -69,6 +76,11 @@ public class VestaLeaseController {
             case "false" -> false;
             default -> throw new BadParameterException("force", force, "force must be true or false, was '" + force + "'");
         };
+        if (forced) {
+            // Who asked, for the operators who will wonder: the token's fingerprint (never the token) and the address.
+            log.warn("Forced release of the lease on machine ID " + id + " asked by " + caller(request) + " from "
+                    + request.getRemoteAddr());
+        }
         MachineIdLeases.Released released;
         try {
             released = leases().release(id, forced);
@@ -76,6 +88,11 @@ public class VestaLeaseController {
             throw new NotFoundException(e.getMessage());
         }
         return new Outcome(released.ended(), released.detail(), Lease.of(released.before()), Lease.of(released.after()));
+    }
+
+    /** The caller as {@link ServerTokenFilter} names it: {@code admin token 1a2b3c4d}, by the token's fingerprint. */
+    private static String caller(HttpServletRequest request) {
+        return request.getUserPrincipal() == null ? "a caller without a token" : request.getUserPrincipal().getName();
     }
 
     private MachineIdLeases leases() {

@@ -17,13 +17,19 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.core.Ordered;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -37,7 +43,8 @@ import tools.jackson.databind.json.JsonMapper;
  * application's {@link IdService} is the server's REST generator rather than an embedded one, and so that the
  * machine-ID configuration sees the server's request.
  */
-@AutoConfiguration(before = VestaAutoConfiguration.class)
+@AutoConfiguration(before = VestaAutoConfiguration.class,
+        beforeName = "org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(value = RestController.class, name = "org.springframework.web.servlet.DispatcherServlet")
 @ConditionalOnBooleanProperty("vesta.server.enabled")
@@ -51,7 +58,8 @@ public final class VestaServerAutoConfiguration {
     }
 
     /**
-     * The bearer tokens in front of /vesta/**; without tokens configured it lets everything through. Refuses an
+     * The bearer tokens in front of /vesta/**, the paths there in normal form only, and the security headers; without
+     * tokens configured it lets every path in normal form through. Refuses an
      * operator's endpoint that is enabled without admin tokens, which would leave it open to anyone.
      */
     @Bean
@@ -67,9 +75,59 @@ public final class VestaServerAutoConfiguration {
                 "DELETE /vesta/admin/leases/{machineId}, which ends machine-ID leases,");
         FilterRegistrationBean<ServerTokenFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("vestaServerTokenFilter");
-        registration.addUrlPatterns("/vesta/*");
+        // Every path: the filter decides on the path the container routed, and writes the headers of every answer.
+        registration.addUrlPatterns("/*");
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 50);
         return registration;
+    }
+
+    /** HEAD under /vesta/ runs no handler: it issues no ID and uses up no segment number. */
+    @Bean
+    @ConditionalOnMissingBean(name = "vestaHeadRunsNoHandler")
+    WebMvcConfigurer vestaHeadRunsNoHandler() {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addInterceptors(InterceptorRegistry registry) {
+                registry.addInterceptor(new HeadRunsNoHandler()).addPathPatterns("/vesta/**");
+            }
+        };
+    }
+
+    /** Every error answer as problem details: the error page of the application, in place of Boot's. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { "org.springframework.boot.webmvc.error.ErrorController", "tools.jackson.databind.json.JsonMapper" })
+    static class ProblemDetailErrors {
+
+        @Bean
+        @ConditionalOnMissingBean(ErrorController.class)
+        ServerErrorController vestaServerErrorController(ObjectProvider<JsonMapper> jsonMapper) {
+            return new ServerErrorController(() -> jsonMapper.getIfAvailable(JsonMapper::shared));
+        }
+    }
+
+    /** What Tomcat answers itself, before the application sees the request, as problem details too. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { "org.apache.catalina.valves.ErrorReportValve",
+            "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory", "tools.jackson.databind.json.JsonMapper" })
+    static class TomcatProblemDetails {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "vestaTomcatErrorReport")
+        WebServerFactoryCustomizer<TomcatServletWebServerFactory> vestaTomcatErrorReport() {
+            return new ProblemDetailsErrorReportValve.Installer();
+        }
+    }
+
+    /** With tokens configured, Actuator's health details only for callers with a token (or another principal). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor")
+    static class HealthDetails {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "vestaTokenHealthDetails")
+        HealthEndpointGroupsPostProcessor vestaTokenHealthDetails(VestaServerProperties server) {
+            return new TokenHealthDetails(!server.getTokens().isEmpty() || !server.getAdminTokens().isEmpty());
+        }
     }
 
     private static void requireProtected(String property, boolean enabled, ServerTokenFilter filter, String endpoint) {

@@ -53,7 +53,7 @@ public class VestaServerController {
         long maxTime = IdLayout.of(ids.type()).maxTime();
         long value;
         try {
-            value = Long.parseLong(time.trim());
+            value = Long.parseLong(Parameters.decimal(time));
         } catch (NumberFormatException e) {
             throw new BadParameterException("time", time, "time must be an integer in [0, " + maxTime + "] ("
                     + ids.type() + " time field), was '" + time + "'");

@@ -21,10 +21,10 @@ public class VestaServerProperties {
     /** Whether DELETE /vesta/admin/leases/{machineId} may end a machine-ID lease (db and zookeeper strategies). Off by default; needs vesta.server.admin-tokens. */
     private boolean leaseAdminEnabled = false;
 
-    /** Bearer tokens that may call the ID, segment and read-only endpoints under /vesta/. Unset, together with admin-tokens: those endpoints are open to anyone who can reach the server (a trusted network). Each 16 to 1024 visible ASCII characters. */
+    /** Bearer tokens that may call the ID, segment and status endpoints under /vesta/ (everything there but /vesta/admin/** and POST /vesta/makeid). Unset, together with admin-tokens: those endpoints are open to anyone who can reach the server (a trusted network). Set: Actuator's health shows its details only to callers with a token. Each 16 to 1024 visible ASCII characters. */
     private List<String> tokens = new ArrayList<>();
 
-    /** Bearer tokens that may also call the operator's endpoints: POST /vesta/makeid and changes under /vesta/admin/. Required by make-id-enabled and lease-admin-enabled. Each 16 to 1024 visible ASCII characters. */
+    /** Bearer tokens that may also call the operator's endpoints: POST /vesta/makeid and everything under /vesta/admin/, reads included. Required by make-id-enabled and lease-admin-enabled. Each 16 to 1024 visible ASCII characters. */
     private List<String> adminTokens = new ArrayList<>();
 
     public boolean isEnabled() {

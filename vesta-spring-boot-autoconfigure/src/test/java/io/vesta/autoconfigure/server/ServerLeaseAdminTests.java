@@ -54,7 +54,7 @@ class ServerLeaseAdminTests {
 
     @Test
     void theListShowsEveryMachineIdOfTheServerRange() {
-        HttpResponse<String> response = new Http(port, CLIENT).get("/vesta/admin/leases");
+        HttpResponse<String> response = new Http(port, ADMIN).get("/vesta/admin/leases");
 
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         JsonNode table = Http.json(response);
@@ -75,9 +75,10 @@ class ServerLeaseAdminTests {
         assertThat(leases.get(3).get("state").asString()).isEqualTo("free");
         assertThat(leases.get(3).get("owner").isNull()).isTrue();
 
-        assertThat(Http.json(new Http(port, CLIENT).get("/vesta/admin/leases?range=embedded")).get("leases").size()).isEqualTo(924);
-        assertThat(new Http(port, CLIENT).get("/vesta/admin/leases?range=all").statusCode()).isEqualTo(400);
+        assertThat(Http.json(new Http(port, ADMIN).get("/vesta/admin/leases?range=embedded")).get("leases").size()).isEqualTo(924);
+        assertThat(new Http(port, ADMIN).get("/vesta/admin/leases?range=all").statusCode()).isEqualTo(400);
         assertThat(new Http(port).get("/vesta/admin/leases").statusCode()).isEqualTo(401);
+        assertThat(new Http(port, CLIENT).get("/vesta/admin/leases").statusCode()).as("operator information").isEqualTo(403);
     }
 
     @Test
