@@ -26,7 +26,8 @@ import java.util.Set;
 class StartupFailureReporter implements SpringBootExceptionReporter {
 
     static final String ACTION = "Correct what the description names. The stack trace is logged at DEBUG: start with"
-            + " --debug (or --logging.level.org.springframework.boot.diagnostics=debug) to see it.";
+            + " --debug (or --logging.level.org.springframework.boot.diagnostics=debug) to see it, for a failure after"
+            + " logging has started (not, for example, for a configuration file that cannot be read).";
 
     private final ConfigurableApplicationContext context;
 
