@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Generates IDs in this process under one machine ID, or under a block of consecutive machine IDs
@@ -231,6 +232,14 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     /** The largest step back of the clock that is waited out rather than refused. */
     public Duration maxBackwardWait() {
         return generator.maxBackwardWait();
+    }
+
+    /**
+     * Why a call would be refused for the clock now (a step back behind issued IDs, or a clock that has not reached
+     * the time reserved before this service started), or empty when it would not.
+     */
+    public Optional<ClockMovedBackwardsException> clockRefusal() {
+        return Optional.ofNullable(generator.clockRefusal());
     }
 
     /** Whether an ID can be issued now without a refusal for the clock. */

@@ -1,5 +1,6 @@
 package io.vesta.sequence;
 
+import io.vesta.ClockMovedBackwardsException;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdProvider;
@@ -97,6 +98,16 @@ public final class TimeSeqGenerator {
     public Duration clockBehind() {
         long unit = sequencer.lastUnit();
         return unit < 0 ? Duration.ZERO : Duration.ofMillis(Math.max(0, timeline.millisBehind(unit)));
+    }
+
+    /**
+     * The {@link ClockMovedBackwardsException} a call would get now, or null when the clock is not behind by more than
+     * {@link #maxBackwardWait()}: a step back behind issued IDs, or a clock that has not reached the time reserved
+     * before this generator started ({@link ClockMovedBackwardsException#reservedBy()}). Never waits for a caller.
+     */
+    public ClockMovedBackwardsException clockRefusal() {
+        long unit = sequencer.lastUnit();
+        return unit < 0 ? null : timeline.refusalNow(unit);
     }
 
     /** How many times a used-up unit made a caller wait for the next one. */

@@ -42,6 +42,10 @@ final class Timeline {
     private volatile boolean closed;
     private final long startUnit;
     private final long restartMark;
+    /** Who reserved the time up to {@link #restartMark}, for messages; null without a mark. */
+    private final String restartMarkSource;
+    /** Whether {@link #restartMark} is the store's (else the provider's). */
+    private final boolean restartMarkFromStore;
 
     private final LongAdder exhaustedWaits = new LongAdder();
     private final LongAdder exhaustedWaitNanos = new LongAdder();
@@ -80,6 +84,13 @@ final class Timeline {
         }
         long mark = Math.max(stored.orElse(Long.MIN_VALUE), notBefore == null ? Long.MIN_VALUE : notBefore);
         this.restartMark = mark;
+        boolean fromProvider = notBefore != null && notBefore >= stored.orElse(Long.MIN_VALUE);
+        this.restartMarkFromStore = mark != Long.MIN_VALUE && !fromProvider;
+        this.restartMarkSource = mark == Long.MIN_VALUE ? null : fromProvider
+                ? "the previous holder of " + block.describe() + " (this node's previous run, or another node) may have"
+                        + " issued IDs: the high-water mark of its lease, read from " + notBeforeSource
+                : "the previous run under " + block.describe() + " may have issued IDs: the high-water mark it saved in"
+                        + " the timestamp store " + store + " (saved up to one persist step ahead of the IDs issued)";
         // Every unit issued before the mark starts strictly before it, so those units count as used up.
         // A mark at or before the epoch covers no unit (and subtracting from a sentinel such as Long.MIN_VALUE + 1
         // would overflow).
@@ -191,9 +202,38 @@ final class Timeline {
             backwardSteps.increment();
         }
         if (behind > maxBackwardWaitMillis) {
-            throw new ClockMovedBackwardsException(Instant.ofEpochMilli(target), Instant.ofEpochMilli(now), maxBackwardWait);
+            throw refusal(lastUnit, now);
         }
         waitFor(target, 0);
+    }
+
+    /**
+     * The refusal of a call whose clock reads {@code now}, before the start of {@code lastUnit}. The start unit is
+     * never issued in (it counts as used up): a generator whose last unit is still that one has issued nothing, and
+     * the clock is behind the mark it started after, not behind IDs of its own.
+     */
+    ClockMovedBackwardsException refusal(long lastUnit, long now) {
+        if (lastUnit == startUnit && restartMarkSource != null) {
+            // A stored mark is never saved further ahead of its run's clock than the persist step (close() saves the
+            // exact one): a clock further behind it is behind that run's clock. A lease's reach is the provider's.
+            String clockBehind = restartMarkFromStore && restartMark - now > persistStepMillis
+                    ? "That is further than the persist step of " + persistStepMillis + " ms, as far as a run saves"
+                            + " its mark ahead: unless the previous run had a longer one, the clock is behind the clock"
+                            + " of the run that saved the mark (set back while the node was down, or that run's clock"
+                            + " was ahead)."
+                    : null;
+            return ClockMovedBackwardsException.beforeReservedTime(Instant.ofEpochMilli(restartMark),
+                    Instant.ofEpochMilli(startOf(startUnit + 1)), Instant.ofEpochMilli(now), maxBackwardWait,
+                    restartMarkSource, clockBehind);
+        }
+        return new ClockMovedBackwardsException(Instant.ofEpochMilli(startOf(lastUnit)), Instant.ofEpochMilli(now),
+                maxBackwardWait);
+    }
+
+    /** The refusal a call would get now if the generator's last unit is {@code lastUnit}, or null if none. */
+    ClockMovedBackwardsException refusalNow(long lastUnit) {
+        long now = timeSource.currentTimeMillis();
+        return startOf(lastUnit) - now > maxBackwardWaitMillis ? refusal(lastUnit, now) : null;
     }
 
     /**

@@ -96,8 +96,7 @@ public final class FileTimestampStore implements TimestampStore {
                 taken = null; // held by another generator of this JVM
             }
             if (taken == null) {
-                throw new IllegalStateException("The timestamp store " + file + " is in use by another generator (its lock "
-                        + lockFile + " is held, by another process or another generator in this one)");
+                throw new TimestampStoreLockedException(file, lockFile);
             }
             lockChannel = channel;
             lock = taken;

@@ -105,6 +105,8 @@ class TimeFaultsTest {
                     assertThat(e.lastTime()).isEqualTo(START.plusMillis(20));
                     assertThat(e.currentTime()).isEqualTo(START.minusMillis(30));
                     assertThat(e.behind()).isEqualTo(Duration.ofMillis(50));
+                    assertThat(e.reservedBy()).as("behind IDs this generator issued").isEmpty();
+                    assertThat(e.resumesAt()).isEqualTo(e.lastTime());
                 })
                 .hasMessageContaining("50 ms behind, beyond the maximum wait of 5 ms");
         assertThatThrownBy(() -> service.genIds(10)).isInstanceOf(ClockMovedBackwardsException.class);
@@ -188,7 +190,19 @@ class TimeFaultsTest {
         EmbeddedIdService restarted = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(9)
                 .sequencer(strategy).timeSource(clock).timestampStore(new FileTimestampStore(file)).build();
 
-        assertThatThrownBy(restarted::genId).isInstanceOf(ClockMovedBackwardsException.class);
+        // Not a restart within the mark's reservation: the clock is further behind than any mark is saved ahead.
+        assertThatThrownBy(restarted::genId).isInstanceOfSatisfying(ClockMovedBackwardsException.class, e -> {
+            assertThat(e.reservedBy()).hasValueSatisfying(by -> assertThat(by).startsWith("the previous run under machine"
+                    + " ID 9 may have issued IDs: the high-water mark it saved in the timestamp store file " + file.toAbsolutePath()));
+            assertThat(e.resumesAt()).isEqualTo(e.lastTime()); // a mark in whole milliseconds
+            assertThat(e.untilResume()).isEqualTo(e.behind()).isGreaterThan(Duration.ofMinutes(10));
+            assertThat(e.getMessage()).startsWith("Not issuing yet: the clock has not reached the time reserved before"
+                    + " this generator started.").contains("issuing resumes at " + e.resumesAt())
+                    .endsWith("That is further than the persist step of 3000 ms, as far as a run saves its mark ahead:"
+                            + " unless the previous run had a longer one, the clock is behind the clock of the run that"
+                            + " saved the mark (set back while the node was down, or that run's clock was ahead).");
+            assertThat(restarted.clockRefusal()).get().extracting(Throwable::getMessage).isEqualTo(e.getMessage());
+        });
         clock.set(crashedAt.minusMillis(3)); // still behind the last issued ID
         assertThatThrownBy(restarted::genId).isInstanceOf(ClockMovedBackwardsException.class);
 

@@ -53,6 +53,22 @@ final class ServerJvm implements AutoCloseable {
      */
     static ServerJvm start(Path dataDir, List<String> jvmOptions, List<String> args, java.util.Map<String, String> environment)
             throws Exception {
+        List<String> withDataDir = new ArrayList<>(List.of("--vesta.server.data-dir=" + dataDir));
+        withDataDir.addAll(args);
+        return awaitReady(launch(dataDir, jvmOptions, withDataDir, environment));
+    }
+
+    /**
+     * Starts the jar in {@code workingDirectory} with exactly these arguments besides its port (no data directory of the
+     * test's: the arguments or the defaults give it) and returns at once, without waiting for anything; its output
+     * goes to a log file in {@code workingDirectory}.
+     */
+    static ServerJvm launch(Path workingDirectory, List<String> args) throws IOException {
+        return launch(workingDirectory, List.of(), args, java.util.Map.of());
+    }
+
+    private static ServerJvm launch(Path workingDirectory, List<String> jvmOptions, List<String> args,
+            java.util.Map<String, String> environment) throws IOException {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: this test runs after 'package' (mvn verify)");
         }
@@ -60,19 +76,25 @@ final class ServerJvm implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
         }
-        Files.createDirectories(dataDir);
-        Path log = dataDir.resolve("server-" + port + ".log");
+        Files.createDirectories(workingDirectory);
+        Path log = workingDirectory.resolve("server-" + port + ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port,
-                "--vesta.server.data-dir=" + dataDir));
+        command.addAll(List.of("-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port));
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dataDir.toFile()).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workingDirectory.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().putAll(environment);
-        Process process = builder.start();
-        ServerJvm server = new ServerJvm(process, port, log);
+        return new ServerJvm(builder.start(), port, log);
+    }
+
+    /** {@link #launch}, then waits until the readiness probe says UP (and kills the process if it never does). */
+    static ServerJvm startIn(Path workingDirectory, List<String> args) throws Exception {
+        return awaitReady(launch(workingDirectory, args));
+    }
+
+    private static ServerJvm awaitReady(ServerJvm server) throws Exception {
         try {
             server.awaitReady(Duration.ofSeconds(120));
         } catch (Exception | Error e) {
@@ -80,6 +102,11 @@ final class ServerJvm implements AutoCloseable {
             throw e;
         }
         return server;
+    }
+
+    /** Everything the process has written so far. */
+    String output() throws IOException {
+        return Files.readString(log);
     }
 
     private void awaitReady(Duration within) throws Exception {

@@ -1,5 +1,6 @@
 package io.vesta.autoconfigure;
 
+import io.vesta.ClockMovedBackwardsException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.machine.MachineIdLease;
 
@@ -18,11 +19,16 @@ public final class IssuingState {
         if (!lease.isHeldAt(now)) {
             return lease.notHeld(ids.machineIdBlock(), now).getMessage();
         }
-        if (!ids.clockHealthy()) {
-            return "The clock is " + ids.clockBehind().toMillis() + " ms behind the last issued ID (" + ids.lastIssuedTime()
-                    + "), beyond the " + ids.maxBackwardWait().toMillis() + " ms that are waited out"
-                    + " (vesta.clock.max-backward-wait); no ID is issued until it catches up";
+        ClockMovedBackwardsException refusal = ids.clockRefusal().orElse(null);
+        if (refusal == null) {
+            return null;
         }
-        return null;
+        if (refusal.reservedBy().isPresent()) {
+            // Nothing issued yet: the time reserved before this start, which is no fault of the clock.
+            return refusal.getMessage();
+        }
+        return "The clock is " + refusal.behind().toMillis() + " ms behind the last issued ID (" + refusal.lastTime()
+                + "), beyond the " + ids.maxBackwardWait().toMillis() + " ms that are waited out"
+                + " (vesta.clock.max-backward-wait); no ID is issued until it catches up";
     }
 }

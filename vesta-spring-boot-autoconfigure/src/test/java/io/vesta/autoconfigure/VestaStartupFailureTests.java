@@ -1,5 +1,9 @@
 package io.vesta.autoconfigure;
 
+import io.vesta.GenMethod;
+import io.vesta.IdType;
+import io.vesta.layout.IdCodec;
+import io.vesta.time.FileTimestampStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,6 +66,23 @@ class VestaStartupFailureTests {
     @Test
     void aValueWithoutAnOriginGivesTheReportWithoutOne(CapturedOutput output) {
         assertThat(start(output)).contains("the property 'vesta.machine-id.value' is (unset).").doesNotContain("Origin:");
+    }
+
+    /** Two processes on one mark (a second server on the same data directory): the report names the file and the fix. */
+    @Test
+    void aTimestampStoreHeldByAnotherGenerator(CapturedOutput output, @TempDir Path dir) {
+        FileTimestampStore held = FileTimestampStore.forGenerator(dir, IdType.MAX_PEAK, 5, GenMethod.EMBEDDED,
+                IdCodec.DEFAULT_EPOCH);
+        held.open();
+        try {
+            assertThat(start(output, "vesta.machine-id.value=5", "vesta.time-store.directory=" + dir))
+                    .contains("Vesta cannot start: its timestamp store " + held.file() + " is in use by another generator.")
+                    .contains("The lock " + held.file() + ".lock is held by another process")
+                    .contains("Stop the other process that uses " + dir + ", or give this one a machine ID of its own")
+                    .doesNotContain("Application run failed");
+        } finally {
+            held.close();
+        }
     }
 
     @Test

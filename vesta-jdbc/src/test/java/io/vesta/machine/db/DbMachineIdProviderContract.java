@@ -12,7 +12,9 @@ import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -159,6 +161,14 @@ abstract class DbMachineIdProviderContract {
     EmbeddedIdService service(DbMachineIdProvider provider, TimeSource clock) {
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
                 .machineIdProvider(provider).timeSource(clock).build();
+        toClose.add(service);
+        return service;
+    }
+
+    /** {@link #service} with a high-water mark in {@code directory}, as a node with a time store runs. */
+    EmbeddedIdService storedService(DbMachineIdProvider provider, TimeSource clock, Path directory) {
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdProvider(provider)
+                .timeSource(clock).timestampStoreDirectory(directory).build();
         toClose.add(service);
         return service;
     }
@@ -463,6 +473,44 @@ abstract class DbMachineIdProviderContract {
         assertThat(restarted.notBefore()).hasValue(T0.plusSeconds(70).toEpochMilli());
         assertThat(providerA.heartbeat()).isFalse();
         assertThat(providerA.lease().lostReason()).contains("taken over by owner 'node-a'");
+    }
+
+    /**
+     * A node that crashed and is started again under its owner name gets its row back with the lease its last
+     * heartbeat committed: it may have issued IDs up to that high water, so the restart issues nothing before it.
+     * The clock has not moved; the refusal says so, names the reserved time, where the mark came from and when
+     * issuing resumes, and the restart carries on there without repeating an ID.
+     */
+    @Test
+    void aCrashRestartWithinTheLeaseIsRefusedForTheReservedTimeNotAsAClockStepBack(@TempDir Path timeStore) {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        DbMachineIdProvider crashed = provider(pooled(2), "node-a", clock);
+        EmbeddedIdService a = storedService(crashed, clock, timeStore);
+        long[] before = a.genIds(100);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(crashed.heartbeat()).isTrue(); // the row's high water: T0 + 70 s
+        long last = a.genIds(100)[99];
+        // A crash: no close(), so the row keeps the lease and the store its mark; the operating system drops the
+        // dead process's lock on the store.
+        a.timestampStore().close();
+
+        clock.advance(Duration.ofSeconds(5));
+        DbMachineIdProvider restarted = provider(pooled(2), "node-a", clock);
+        EmbeddedIdService r = storedService(restarted, clock, timeStore);
+
+        assertThat(r.machineId()).isEqualTo(a.machineId());
+        assertThatThrownBy(r::genId).isInstanceOf(IllegalStateException.class).satisfies(e -> assertThat(e.getMessage())
+                .startsWith("Not issuing yet: the clock has not reached the time reserved before this generator started."
+                        + " It reads 2026-06-01T12:00:15Z, 55000 ms before 2026-06-01T12:01:10Z, up to which the previous"
+                        + " holder of machine ID " + a.machineId() + " (this node's previous run, or another node) may have"
+                        + " issued IDs: the high-water mark of its lease, read from db (table " + table + ", owner 'node-a').")
+                .contains("issuing resumes at 2026-06-01T12:01:10Z, in 55000 ms")
+                .doesNotContain("Clock moved backwards"));
+
+        clock.set(T0.plusSeconds(70));
+        long first = r.genId();
+        assertThat(first).isGreaterThan(last).isGreaterThan(before[99]);
+        assertThat(r.transTime(r.expId(first).time())).isEqualTo(T0.plusSeconds(70));
     }
 
     @Test

@@ -56,11 +56,23 @@ public class VestaServerExceptionHandler {
         return ResponseEntity.of(problem(e)).build();
     }
 
+    /**
+     * {@code clock-moved-backwards} when the clock is behind IDs already issued; {@code reserved-time-ahead} when the
+     * generator has issued nothing since it started and the clock has not reached the time reserved before that (a
+     * restart within the previous run's lease or mark), which is no fault of the clock. Both say when issuing resumes.
+     */
     static ProblemDetail problem(ClockMovedBackwardsException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
-        problem.setTitle("IDs cannot be issued: the clock moved backwards");
-        problem.setProperty("reason", "clock-moved-backwards");
+        if (e.reservedBy().isPresent()) {
+            problem.setTitle("IDs cannot be issued yet: the clock has not reached the time reserved before this start");
+            problem.setProperty("reason", "reserved-time-ahead");
+            problem.setProperty("reservedBy", e.reservedBy().get());
+        } else {
+            problem.setTitle("IDs cannot be issued: the clock moved backwards");
+            problem.setProperty("reason", "clock-moved-backwards");
+        }
         problem.setProperty("behindMillis", e.behind().toMillis());
+        problem.setProperty("resumesAt", e.resumesAt().toString());
         return problem;
     }
 
@@ -71,8 +83,8 @@ public class VestaServerExceptionHandler {
         return problem;
     }
 
-    /** Whole seconds until the clock is back where the last ID was issued: the earliest a retry can succeed. */
+    /** Whole seconds until issuing resumes: the earliest a retry can succeed. */
     static String retryAfterSeconds(ClockMovedBackwardsException e) {
-        return Long.toString(Math.max(1, (e.behind().toMillis() + 999) / 1000));
+        return Long.toString(Math.max(1, (e.untilResume().toMillis() + 999) / 1000));
     }
 }
