@@ -105,7 +105,7 @@ class SegmentAdminServerTests {
             for (String token : new String[] { null, CLIENT, "not-a-token-of-this-server-0123" }) {
                 HttpResponse<String> response = send("POST", path, token);
                 assertThat(response.statusCode()).as("POST %s with %s: %s", path, token, response.body())
-                        .isIn(401, 403, 404);
+                        .isIn(400, 401, 403, 404);
             }
         }
         assertThat(rows(tag)).isZero();
@@ -131,6 +131,11 @@ class SegmentAdminServerTests {
         for (String badTag : List.of(tag + ";x", tag + "%20", "%E2%80%8B" + tag, ".x" + tag)) {
             HttpResponse<String> response = send("POST", "/vesta/admin/segments/" + badTag, ADMIN);
             assertThat(response.statusCode()).as("%s: %s", badTag, response.body()).isEqualTo(400);
+            if (badTag.contains(";")) {
+                // A path parameter never reaches the handler: the path is not in normal form.
+                assertThat(json.readTree(response.body()).get("reason").asString()).isEqualTo("path-not-normalised");
+                continue;
+            }
             assertThat(json.readTree(response.body()).get("parameter").asString()).isEqualTo("bizTag");
             assertThat(json.readTree(response.body()).get("pattern").asString()).isEqualTo("[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}");
         }

@@ -170,12 +170,17 @@ class SegmentServerTests {
                 assertThat(response.statusCode()).as("%s %s: %s", viaPost ? "POST" : "GET", sent, response.body()).isEqualTo(400);
                 assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
                 JsonNode problem = json.readTree(response.body());
+                if (sent.contains(";") || sent.startsWith("%2E")) {
+                    // A path parameter or an encoded '.' never reaches the handler: the path is not in normal form.
+                    assertThat(problem.get("reason").asString()).isEqualTo("path-not-normalised");
+                    continue;
+                }
                 assertThat(problem.get("parameter").asString()).isEqualTo("bizTag");
                 assertThat(problem.get("pattern").asString()).isEqualTo("[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}");
                 assertThat(problem.get("detail").asString()).startsWith("bizTag must be 1 to 128 characters matching");
             }
         }
-        assertThat(json.readTree(get("/vesta/segment/" + tag + ";x").body()).get("value").asString()).isEqualTo(tag + ";x");
+        assertThat(json.readTree(get("/vesta/segment/" + tag + "%3Bx").body()).get("value").asString()).isEqualTo(tag + ";x");
         assertThat(json.readTree(get("/vesta/segment/%E2%80%8B" + tag).body()).get("detail").asString())
                 .contains("was \"\\u200b" + tag + "\"");
         // Nothing was drawn by the refused requests: the tag itself still starts at 1.
