@@ -26,7 +26,7 @@ import java.lang.annotation.Target;
                 "vesta.machine-id.db.owner=" + EveryEndpointServer.OWNER, "vesta.machine-id.db.table=every_endpoint_lease",
                 "vesta.server.lease-admin-enabled=true", "vesta.server.make-id-enabled=true",
                 "vesta.server.tokens=" + EveryEndpointServer.CLIENT, "vesta.server.admin-tokens=" + EveryEndpointServer.ADMIN,
-                "vesta.segment.enabled=true", "vesta.segment.table=every_endpoint_segment",
+                "vesta.segment.enabled=true", "vesta.segment.admin-enabled=true", "vesta.segment.table=every_endpoint_segment",
                 "vesta.segment.initialize-schema=always", "spring.datasource.url=jdbc:h2:mem:every-endpoint;DB_CLOSE_DELAY=-1",
                 "server.address=127.0.0.1", "spring.main.banner-mode=off", "vesta.time-store.enabled=false" })
 @interface EveryEndpointServer {

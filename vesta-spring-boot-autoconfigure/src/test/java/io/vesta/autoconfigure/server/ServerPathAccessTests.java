@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Who reaches which endpoint, over real HTTP written byte for byte ({@link RawHttp}): every endpoint of a server with
- * every optional endpoint on (db leases with lease admin, make-id, segments), under its canonical path and under the
- * path written differently ({@code ;x} on a segment, a letter {@code %xx}-encoded, {@code //}, {@code /./},
+ * every optional endpoint on (db leases with lease admin, make-id, segments with their admin), under its canonical
+ * path and under the path written differently ({@code ;x} on a segment, a letter {@code %xx}-encoded, {@code //}, {@code /./},
  * {@code /x/../}, a letter in another case, a trailing slash), with no token, an unknown token, a client token and an
  * admin token. A path the container would normalise is refused (400) whatever the token; a path in another case or
  * with a trailing slash is no endpoint (404) and asks for the same token as the canonical one first.
@@ -73,10 +73,13 @@ class ServerPathAccessTests {
             new Endpoint("GET", List.of("vesta", "transtime", "1"), 2, "", null, false),
             new Endpoint("GET", List.of("vesta", "status"), 2, "", null, false),
             new Endpoint("GET", List.of("vesta", "segment", TAG), 2, "", null, false),
+            new Endpoint("POST", List.of("vesta", "segment", TAG), 2, "", null, false),
             new Endpoint("GET", List.of("vesta", "segments"), 2, "", null, false),
             new Endpoint("POST", List.of("vesta", "makeid"), 2, "", "time=1&seq=1", true),
             new Endpoint("GET", List.of("vesta", "admin", "leases"), 3, "", null, true),
-            new Endpoint("DELETE", List.of("vesta", "admin", "leases", "926"), 3, "", null, true));
+            new Endpoint("DELETE", List.of("vesta", "admin", "leases", "926"), 3, "", null, true),
+            // The tag exists: an admin's creation answers 200 and leaves the row alone.
+            new Endpoint("POST", List.of("vesta", "admin", "segments", TAG), 3, "", null, true));
 
     /** The canonical path and every way of writing it differently, each segment in turn. */
     static List<Variant> variants(Endpoint endpoint) {
