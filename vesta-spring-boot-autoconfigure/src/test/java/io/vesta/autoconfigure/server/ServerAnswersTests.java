@@ -83,10 +83,16 @@ class ServerAnswersTests {
         assertThat(issued()).as("a GET of /vesta/genid issues one").isEqualTo(before + 1);
     }
 
+    /** The lease rows as a read must leave them; this server's own heartbeat moves its row's expiry and high water. */
+    private static final String LEASES_BUT_OWN_HEARTBEAT = "SELECT machine_id, owner, generation, CASE WHEN owner = '"
+            + EveryEndpointServer.OWNER + "' THEN 0 ELSE lease_expiry END AS lease_expiry, CASE WHEN owner = '"
+            + EveryEndpointServer.OWNER + "' THEN 0 ELSE"
+            + " high_water END AS high_water FROM every_endpoint_lease ORDER BY machine_id";
+
     @Test
     void theReadingEndpointsChangeNothing() {
         long before = issued();
-        List<Map<String, Object>> leases = jdbc.queryForList("SELECT * FROM every_endpoint_lease ORDER BY machine_id");
+        List<Map<String, Object>> leases = jdbc.queryForList(LEASES_BUT_OWN_HEARTBEAT);
         List<Map<String, Object>> segments = jdbc.queryForList("SELECT * FROM every_endpoint_segment ORDER BY biz_tag");
 
         for (String target : List.of("/vesta/status", "/vesta/expid/2709972879205731228", "/vesta/transtime/1",
@@ -97,7 +103,7 @@ class ServerAnswersTests {
         }
 
         assertThat(issued()).isEqualTo(before);
-        assertThat(jdbc.queryForList("SELECT * FROM every_endpoint_lease ORDER BY machine_id")).isEqualTo(leases);
+        assertThat(jdbc.queryForList(LEASES_BUT_OWN_HEARTBEAT)).isEqualTo(leases);
         assertThat(jdbc.queryForList("SELECT * FROM every_endpoint_segment ORDER BY biz_tag")).isEqualTo(segments);
     }
 
