@@ -31,6 +31,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
  * Machine IDs leased from a Redis hash, with the guarantees of the database strategy: any number of nodes draw from
@@ -115,6 +116,8 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     private long confirmedExpiry;
     /** Test seam: runs between the read that found entries takeable and the script that takes them. */
     volatile Runnable beforeTakeOver;
+    /** Test seam: what a claim makes of each read of the hash (a server reporting its uptime as Redis may). */
+    volatile UnaryOperator<Snapshot> afterRead = UnaryOperator.identity();
 
     private RedisMachineIdProvider(Builder builder) {
         this.key = builder.key;
@@ -222,7 +225,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 new LeaseClaimWalk.Store<Snapshot, Entry, Claim, RuntimeException>() {
                     @Override
                     public Snapshot read() {
-                        return store.read();
+                        return afterRead.apply(store.read());
                     }
 
                     @Override
@@ -263,12 +266,21 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         StoreMark mark = StoreMark.parse(snapshot.store());
         long wait = leaseMillis + maxClockSkewMillis;
         if (mark == null) {
-            // Nothing older than the server's uptime can have been lost with the hash; a whole uptime second may have
-            // passed unseen, hence the floor.
-            long settleUntil = now + Math.max(0, wait - snapshot.uptimeSeconds() * 1000);
-            return new Settle(new StoreMark(snapshot.runId(), settleUntil), settleUntil > now
-                    ? "Redis " + store.describe() + " holds no leases from before the server started "
-                    + snapshot.uptimeSeconds() + " s ago, and some may have been lost" : null);
+            // Nothing written before the server started can be in the hash, so the leases lost with it ended a lease
+            // plus the skew after the start; only the time that has surely passed since then may be taken off the
+            // wait. Redis reports its uptime as whole seconds of its clock now minus whole seconds of its start
+            // (uptime_in_seconds = unixtime - stat_starttime, both truncated), which can exceed the time that passed
+            // by almost a second: a server started at 12:00:00.999 reports 1 s at 12:00:01.000. Its start lies
+            // before the end of its second, so at least uptime - 1 s has passed (a reading of its cached clock that
+            // lags only reports less). A replica promoted to primary started long before it became one, with a data
+            // set that may lack what the former primary acknowledged: its uptime covers nothing.
+            long passed = snapshot.promoted() ? 0 : Math.max(0, snapshot.uptimeSeconds() - 1) * 1000;
+            long settleUntil = now + Math.max(0, wait - passed);
+            return new Settle(new StoreMark(snapshot.runId(), settleUntil), settleUntil <= now ? null
+                    : snapshot.promoted() ? "Redis " + store.describe() + " holds no leases and was promoted from a"
+                    + " replica, which may lack writes the former primary acknowledged"
+                    : "Redis " + store.describe() + " holds no leases from before the server started "
+                    + snapshot.uptimeSeconds() + " s ago, and some may have been lost");
         }
         if (!mark.runId().equals(snapshot.runId())) {
             long settleUntil = now + wait;
