@@ -60,8 +60,9 @@ import java.util.function.UnaryOperator;
  * primary acknowledged. The hash's {@code store} field records the server instance ({@code run_id}) the last claim
  * ran on. A claim that finds it missing, or naming another instance, cannot trust what it reads, and starts only
  * after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
- * clock skew} after the change (measured from the server's uptime when the whole hash is gone, so a fresh key on a
- * server that has been up longer than that costs no wait). Meanwhile a holder whose entry is gone stops issuing
+ * clock skew} after the change. When the whole hash is gone, the time that has surely passed since the server
+ * started comes off that wait (its uptime less a second, since Redis rounds it up to a whole second; nothing on a
+ * server promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile a holder whose entry is gone stops issuing
  * ({@link MachineIdLease}); one whose entry survived renews it as before. This part does depend on the clocks: the
  * nodes sharing a key must agree within {@code max-clock-skew} and use the same lease. The key must never be evicted
  * ({@code maxmemory-policy noeviction} or a {@code volatile-*} policy: the key has no TTL) and never edited by hand;
