@@ -50,7 +50,9 @@ import java.util.function.UnaryOperator;
  *     fencing value.</li>
  * <li>The holder's renewals and its release write only entries that still carry its token; a takeover or an
  *     operator's release replaces the token, so the former holder's next renewal fails and it never issues under the
- *     ID again. The lease is extended only to an end Redis acknowledged, and the high water written is that end.</li>
+ *     ID again. The lease is extended only to an end Redis acknowledged, and the high water written is that end, or
+ *     the high water the node took the ID over with if that is later (an operator's end leaves a high water beyond the
+ *     entry's expiry).</li>
  * </ul>
  * Both bounds are the holder's own clock readings, so, as with the database strategy, this holds however far apart the
  * nodes' clocks are.
@@ -329,9 +331,12 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
         String claimToken = UUID.randomUUID().toString();
+        // The high water never drops below the one taken over: after an operator's end the entry's expiry is the
+        // operator's clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
+        long highWater = mark == null ? expiry : Math.max(mark, expiry);
         List<Write> writes = new ArrayList<>(block.size());
         for (int offset = 0; offset < block.size(); offset++) {
-            Entry entry = new Entry(first + offset, nextGeneration, expiry, expiry, claimToken, owner);
+            Entry entry = new Entry(first + offset, nextGeneration, expiry, highWater, claimToken, owner);
             writes.add(new Write(first + offset, block.get(offset), entry));
         }
         Runnable hook = beforeTakeOver;
@@ -364,7 +369,9 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
             long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
             lastWrittenExpiry = expiry;
             try {
-                String result = write(held, expiry, expiry);
+                // Never below the high water this node took over (see takeBlock).
+                Long inherited = notBefore;
+                String result = write(held, expiry, inherited == null ? expiry : Math.max(inherited, expiry));
                 if ("ok".equals(result)) {
                     if (!lifecycle.renewTo(expiry, () -> "Renewed the lease on " + held.describe() + " in Redis "
                             + store.describe() + " again; lease until " + Instant.ofEpochMilli(expiry))) {

@@ -442,6 +442,41 @@ class RedisMachineIdProviderTest {
         assertThat(again.detail()).contains("any node may take it");
     }
 
+    /**
+     * An operator's end leaves the entry expired at the operator's clock reading but keeps the former holder's high
+     * water, which lies later when that holder's clock runs ahead. The next holder starts after it, and so must every
+     * holder after that, whatever the next holder's own writes say: the former holder issues up to it until its next
+     * renewal (or, cut off from Redis, to the end of its lease).
+     */
+    @Test
+    void theHighWaterAHolderInheritedOutlivesItsOwnClaimAndRenewalsWhenClocksDiffer() {
+        ManualTimeSource clockA = new ManualTimeSource(T0.plusSeconds(10));
+        RedisMachineIdProvider holder = provider("node-a", clockA);
+        EmbeddedIdService a = service(holder, clockA);
+        a.genId();
+        long heldUntilA = holder.lease().heldUntil();
+        assertThat(heldUntilA).isEqualTo(T0.plusSeconds(70).toEpochMilli());
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        RedisMachineIdProvider operator = provider("operator", clock);
+        operator.acquire(new MachineIdRange(100, 100));
+        assertThat(operator.leases().orElseThrow().release(a.machineId(), true).ended()).isTrue();
+
+        // B, its clock 10 s behind A's, takes the ended entry, renews once and dies without releasing it.
+        RedisMachineIdProvider b = provider("node-b", clock);
+        assertThat(b.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(b.notBefore()).hasValue(heldUntilA);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(b.heartbeat()).isTrue();
+        assertThat(Long.parseLong(entryPart(a.machineId(), 2))).as("the high water after B's claim and renewal")
+                .isGreaterThanOrEqualTo(heldUntilA);
+
+        // C takes it once B's lease has ended, while A (cut off, say) may still issue below heldUntilA.
+        clock.set(T0.plusSeconds(62));
+        RedisMachineIdProvider c = provider("node-c", clock);
+        assertThat(c.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(c.notBefore().orElseThrow()).as("C starts after everything A could issue").isGreaterThanOrEqualTo(heldUntilA);
+    }
+
     @Test
     void aClaimAfterTheServerChangedWaitsOutEveryLeaseThatMayHaveBeenLost() {
         // The store mark names another server instance: Redis restarted or failed over since the last claim, and may
