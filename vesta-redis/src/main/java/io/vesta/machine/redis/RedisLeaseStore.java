@@ -159,7 +159,7 @@ final class RedisLeaseStore implements AutoCloseable {
     }
 
     /**
-     * One read of the hash. {@code store} is null when the hash has no store mark (new, or its data was lost);
+     * One read of the hash. {@code runId} names the server instance, {@code run_id.master_replid}. {@code store} is null when the hash has no store mark (new, or its data was lost);
      * {@code promoted} when the server was promoted from a replica (or cannot say), so that its uptime says nothing of
      * how long its data set has been its own.
      */

@@ -59,12 +59,15 @@ import java.util.function.UnaryOperator;
  *
  * <p>What Redis may lose: a server restarted without persistence forgets every lease, one restarted from a snapshot
  * or an append-only file may forget the last writes, and a replica promoted by a failover may lack writes the old
- * primary acknowledged. The hash's {@code store} field records the server instance ({@code run_id}) the last claim
- * ran on. A claim that finds it missing, or naming another instance, cannot trust what it reads, and starts only
- * after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
- * clock skew} after the change. When the whole hash is gone, the time that has surely passed since the server
- * started comes off that wait (its uptime less a second, since Redis rounds it up to a whole second; nothing on a
- * server promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile a holder whose entry is gone stops issuing
+ * primary acknowledged. The hash's {@code store} field records the server instance the last claim ran on: its
+ * {@code run_id}, which a restart changes, and its {@code master_replid}, which every promotion changes (a primary
+ * demoted and promoted back without a restart keeps its {@code run_id}, yet may lack what its replacement
+ * acknowledged). A claim that finds it missing, or naming another instance, cannot trust what it reads, and starts
+ * only after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
+ * clock skew} after the change. When the whole hash is gone, the time that has surely passed since the server started
+ * comes off that wait (its uptime less a second, since Redis rounds it up to a whole second; nothing on a server
+ * promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile a holder whose
+ * entry is gone stops issuing
  * ({@link MachineIdLease}); one whose entry survived renews it as before. This part does depend on the clocks: the
  * nodes sharing a key must agree within {@code max-clock-skew} and use the same lease. The key must never be evicted
  * ({@code maxmemory-policy noeviction} or a {@code volatile-*} policy: the key has no TTL) and never edited by hand;
@@ -288,7 +291,8 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         if (!mark.runId().equals(snapshot.runId())) {
             long settleUntil = now + wait;
             return new Settle(new StoreMark(snapshot.runId(), settleUntil), "Redis " + store.describe()
-                    + " was last claimed on another server instance (run_id " + mark.runId() + ", now " + snapshot.runId()
+                    + " was last claimed on another server instance (run_id.master_replid " + mark.runId() + ", now "
+                    + snapshot.runId()
                     + "): it restarted or failed over and may have lost acknowledged writes");
         }
         return new Settle(mark, mark.settleUntil() > now ? "Redis " + store.describe()

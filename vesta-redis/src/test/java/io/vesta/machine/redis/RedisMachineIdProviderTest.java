@@ -65,7 +65,7 @@ class RedisMachineIdProviderTest {
         client = RedisTestSupport.client(uri);
         admin = client.connect();
         key = "vesta-test:machine-ids:" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        runId = RedisTestSupport.runId(admin);
+        runId = RedisTestSupport.instance(admin);
         // The steady state: the hash has been claimed on this server instance before and nothing was lost. (A fresh key
         // on a server started less than a lease ago must wait; the tests of that say so.)
         admin.sync().hset(key, "store", runId + "|0");

@@ -258,6 +258,68 @@ class RedisRestartTest {
                 + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
     }
 
+    /**
+     * A primary that became a replica without restarting (a failover while it was cut off) and is promoted back keeps
+     * its run_id and the store mark it wrote, yet it lacks the renewals its replacement acknowledged after its link
+     * dropped: the holder's entry there has expired while the holder renews on.
+     */
+    @Test
+    void aPrimaryPromotedBackWithoutARestartMakesTheNextClaimWaitOutTheLease() throws Exception {
+        RedisServerProcess first = server(false);
+        RedisServerProcess second = new RedisServerProcess(RedisTestSupport.serverBinary(), dir, false)
+                .replicaOf(first.uri().getPort()).start();
+        toClose.add(second);
+        CuttableProxy front = new CuttableProxy(first.uri().getPort());
+        toClose.add(front);
+        CuttableProxy link = new CuttableProxy(second.uri().getPort());
+        toClose.add(link);
+        RedisMachineIdProvider providerA = provider(front.uri(), "node-a");
+        EmbeddedIdService a = node(providerA);
+        RedisTestSupport.awaitTrue("A issues", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        });
+        RedisClient admin = RedisClient.create();
+        clients.add(admin);
+        try (StatefulRedisConnection<String, String> toFirst = admin.connect(first.uri());
+                StatefulRedisConnection<String, String> toSecond = admin.connect(second.uri())) {
+            String field = Long.toString(a.machineId());
+            String onFirst = toFirst.sync().hget("vesta:machine-ids", field);
+            RedisTestSupport.awaitTrue("the replica has A's entry", () -> toSecond.sync().hget("vesta:machine-ids", field) != null);
+
+            // Failover: the second server is promoted, the first follows it through a link that then drops, and A's
+            // renewals go to the second.
+            toSecond.sync().replicaofNoOne();
+            toFirst.sync().replicaof("127.0.0.1", link.uri().getPort());
+            RedisTestSupport.awaitTrue("the first server follows the second",
+                    () -> toFirst.sync().info("replication").contains("master_link_status:up"));
+            link.cut();
+            front.redirect(second.uri().getPort());
+            RedisTestSupport.awaitTrue("A renews on the second server and its entry on the first has expired", () -> {
+                String entry = toFirst.sync().hget("vesta:machine-ids", field);
+                return entry != null && Long.parseLong(entry.split("\\|")[1]) < System.currentTimeMillis()
+                        && a.machineIdLease().heldUntil() > System.currentTimeMillis() + 1000;
+            });
+            assertThat(onFirst).isNotNull();
+
+            // Failover back: the second server dies and the first, never restarted, is promoted again.
+            front.cut();
+            second.kill();
+            toFirst.sync().replicaofNoOne();
+        }
+        long heldUntilA = a.machineIdLease().heldUntil();
+
+        RedisMachineIdProvider providerB = provider(first.uri(), "node-b");
+        EmbeddedIdService b = node(providerB);
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(providerB.notBefore().isPresent()).as("B waits for the writes the first server may lack").isTrue();
+        assertThat(providerB.notBefore().getAsLong()).as("B's IDs start after A's lease ends (until %d), A's clock %d ms"
+                + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
+    }
+
     private static long uptimeSeconds(StatefulRedisConnection<String, String> connection) {
         for (String line : connection.sync().info("server").split("\r?\n")) {
             if (line.startsWith("uptime_in_seconds:")) {
