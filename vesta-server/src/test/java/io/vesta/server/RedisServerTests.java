@@ -36,7 +36,8 @@ class RedisServerTests {
             // As a running fleet leaves the hash (claimed on this server before): a Redis started less than a lease ago
             // would otherwise make the first claim wait out the lease.
             String runId = redis.sync().info("server").lines().filter(line -> line.startsWith("run_id:")).findFirst()
-                    .orElseThrow().substring(7).trim();
+                    .orElseThrow().substring(7).trim() + "." + redis.sync().info("replication").lines()
+                    .filter(line -> line.startsWith("master_replid:")).findFirst().orElseThrow().substring(14).trim();
             redis.sync().hset(key, "store", runId + "|0");
             try (ConfigurableApplicationContext server = new SpringApplicationBuilder(VestaServerApplication.class).run(
                     "--server.port=0", "--vesta.server.data-dir=" + dir, "--vesta.machine-id.strategy=redis",

@@ -194,9 +194,12 @@ class MachineIdConfigurationTests {
         }
     }
 
+    /** The server instance as the Redis provider's store mark names it: {@code run_id.master_replid}. */
     private static String runId(StatefulRedisConnection<String, String> connection) {
         String info = connection.sync().info("server");
-        return info.lines().filter(line -> line.startsWith("run_id:")).findFirst().orElseThrow().substring(7).trim();
+        String replication = connection.sync().info("replication");
+        return info.lines().filter(line -> line.startsWith("run_id:")).findFirst().orElseThrow().substring(7).trim() + "."
+                + replication.lines().filter(line -> line.startsWith("master_replid:")).findFirst().orElseThrow().substring(14).trim();
     }
 
     @Test

@@ -488,8 +488,12 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         // useAffectedRows counts an UPDATE that writes the same values as no row.
         long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
         lastWrittenExpiry = expiry;
+        // Never below the high water this node took over: after an operator's end the row's expiry is the operator's
+        // clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
+        Long inherited = notBefore;
+        long highWater = inherited == null ? expiry : Math.max(inherited, expiry);
         try (Connection connection = dataSource.getConnection()) {
-            int updated = inAutoCommit(connection, () -> writeRows(connection, held, generation, expiry, expiry));
+            int updated = inAutoCommit(connection, () -> writeRows(connection, held, generation, expiry, highWater));
             if (updated == held.size()) {
                 // Only now is the new high-water mark committed, so only now may the node issue up to it. If
                 // close() began while this renewal was in the database, the lifecycle leaves the revoked lease

@@ -802,6 +802,39 @@ abstract class DbMachineIdProviderContract {
                 .isInstanceOfSatisfying(LeaseChangeRefusedException.class, e -> assertThat(e.reason()).isEqualTo("live"));
     }
 
+    /**
+     * An operator's end leaves the row expired at the operator's clock reading but keeps the former holder's high
+     * water, which lies later when that holder's clock runs ahead. The next holder starts after it, and so must every
+     * holder after that, whatever the next holder's renewals write: the former holder issues up to it until its next
+     * renewal (or, cut off from the database, to the end of its lease).
+     */
+    @Test
+    void theHighWaterAHolderInheritedOutlivesItsRenewalsWhenClocksDiffer() throws SQLException {
+        ManualTimeSource clockA = new ManualTimeSource(T0.plusSeconds(10));
+        DbMachineIdProvider providerA = provider(pooled(1), "node-a", clockA);
+        EmbeddedIdService a = service(providerA, clockA);
+        a.genId();
+        long heldUntilA = providerA.lease().heldUntil();
+        assertThat(heldUntilA).isEqualTo(T0.plusSeconds(70).toEpochMilli());
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        assertThat(provider(pooled(1), "admin", clock).leases().orElseThrow().release(a.machineId(), true).ended()).isTrue();
+
+        // B, its clock 10 s behind A's, takes the ended row, renews once and dies without releasing it.
+        DbMachineIdProvider providerB = provider(pooled(1), "node-b", clock);
+        assertThat(providerB.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(providerB.notBefore()).hasValue(heldUntilA);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(providerB.heartbeat()).isTrue();
+        assertThat(rowValue(a.machineId(), "high_water")).as("the high water after B's renewal").isGreaterThanOrEqualTo(heldUntilA);
+
+        // C takes it once B's lease has ended, while A (cut off, say) may still issue below heldUntilA.
+        clock.set(T0.plusSeconds(62));
+        DbMachineIdProvider providerC = provider(pooled(1), "node-c", clock);
+        assertThat(providerC.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(providerC.notBefore().orElseThrow()).as("C starts after everything A could issue")
+                .isGreaterThanOrEqualTo(heldUntilA);
+    }
+
     @Test
     void anEndedLeaseIsLeftAsItIs() throws SQLException {
         ManualTimeSource clock = new ManualTimeSource(T0);

@@ -84,9 +84,10 @@ final class RedisLeaseStore implements AutoCloseable {
         List<Object> reply = commands().eval(READ, ScriptOutputType.MULTI, key);
         String runId = (String) reply.get(0);
         long uptimeSeconds = Long.parseLong((String) reply.get(1));
+        boolean promoted = !"-1".equals(reply.get(2));
         String store = null;
         NavigableMap<Long, Entry> entries = new TreeMap<>();
-        for (int i = 2; i + 1 < reply.size(); i += 2) {
+        for (int i = 3; i + 1 < reply.size(); i += 2) {
             String field = (String) reply.get(i);
             String value = (String) reply.get(i + 1);
             if (STORE_FIELD.equals(field)) {
@@ -96,7 +97,7 @@ final class RedisLeaseStore implements AutoCloseable {
                 entries.put(entry.machineId(), entry);
             }
         }
-        return new Snapshot(runId, uptimeSeconds, store, Collections.unmodifiableNavigableMap(entries));
+        return new Snapshot(runId, uptimeSeconds, promoted, store, Collections.unmodifiableNavigableMap(entries));
     }
 
     /**
@@ -157,8 +158,12 @@ final class RedisLeaseStore implements AutoCloseable {
         }
     }
 
-    /** One read of the hash. {@code store} is null when the hash has no store mark (new, or its data was lost). */
-    record Snapshot(String runId, long uptimeSeconds, String store, NavigableMap<Long, Entry> entries) {
+    /**
+     * One read of the hash. {@code runId} names the server instance, {@code run_id.master_replid}. {@code store} is null when the hash has no store mark (new, or its data was lost);
+     * {@code promoted} when the server was promoted from a replica (or cannot say), so that its uptime says nothing of
+     * how long its data set has been its own.
+     */
+    record Snapshot(String runId, long uptimeSeconds, boolean promoted, String store, NavigableMap<Long, Entry> entries) {
     }
 
     /** A claim's write of one machine ID: the entry as read (null when there was none) and the entry to write. */

@@ -31,6 +31,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
  * Machine IDs leased from a Redis hash, with the guarantees of the database strategy: any number of nodes draw from
@@ -49,18 +50,24 @@ import java.util.concurrent.locks.ReentrantLock;
  *     fencing value.</li>
  * <li>The holder's renewals and its release write only entries that still carry its token; a takeover or an
  *     operator's release replaces the token, so the former holder's next renewal fails and it never issues under the
- *     ID again. The lease is extended only to an end Redis acknowledged, and the high water written is that end.</li>
+ *     ID again. The lease is extended only to an end Redis acknowledged, and the high water written is that end, or
+ *     the high water the node took the ID over with if that is later (an operator's end leaves a high water beyond the
+ *     entry's expiry).</li>
  * </ul>
  * Both bounds are the holder's own clock readings, so, as with the database strategy, this holds however far apart the
  * nodes' clocks are.
  *
  * <p>What Redis may lose: a server restarted without persistence forgets every lease, one restarted from a snapshot
  * or an append-only file may forget the last writes, and a replica promoted by a failover may lack writes the old
- * primary acknowledged. The hash's {@code store} field records the server instance ({@code run_id}) the last claim
- * ran on. A claim that finds it missing, or naming another instance, cannot trust what it reads, and starts only
- * after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
- * clock skew} after the change (measured from the server's uptime when the whole hash is gone, so a fresh key on a
- * server that has been up longer than that costs no wait). Meanwhile a holder whose entry is gone stops issuing
+ * primary acknowledged. The hash's {@code store} field records the server instance the last claim ran on: its
+ * {@code run_id}, which a restart changes, and its {@code master_replid}, which every promotion changes (a primary
+ * demoted and promoted back without a restart keeps its {@code run_id}, yet may lack what its replacement
+ * acknowledged). A claim that finds it missing, or naming another instance, cannot trust what it reads, and starts
+ * only after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
+ * clock skew} after the change. When the whole hash is gone, the time that has surely passed since the server started
+ * comes off that wait (its uptime less a second, since Redis rounds it up to a whole second; nothing on a server
+ * promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile a holder whose
+ * entry is gone stops issuing
  * ({@link MachineIdLease}); one whose entry survived renews it as before. This part does depend on the clocks: the
  * nodes sharing a key must agree within {@code max-clock-skew} and use the same lease. The key must never be evicted
  * ({@code maxmemory-policy noeviction} or a {@code volatile-*} policy: the key has no TTL) and never edited by hand;
@@ -115,6 +122,8 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     private long confirmedExpiry;
     /** Test seam: runs between the read that found entries takeable and the script that takes them. */
     volatile Runnable beforeTakeOver;
+    /** Test seam: what a claim makes of each read of the hash (a server reporting its uptime as Redis may). */
+    volatile UnaryOperator<Snapshot> afterRead = UnaryOperator.identity();
 
     private RedisMachineIdProvider(Builder builder) {
         this.key = builder.key;
@@ -222,7 +231,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 new LeaseClaimWalk.Store<Snapshot, Entry, Claim, RuntimeException>() {
                     @Override
                     public Snapshot read() {
-                        return store.read();
+                        return afterRead.apply(store.read());
                     }
 
                     @Override
@@ -263,17 +272,27 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         StoreMark mark = StoreMark.parse(snapshot.store());
         long wait = leaseMillis + maxClockSkewMillis;
         if (mark == null) {
-            // Nothing older than the server's uptime can have been lost with the hash; a whole uptime second may have
-            // passed unseen, hence the floor.
-            long settleUntil = now + Math.max(0, wait - snapshot.uptimeSeconds() * 1000);
-            return new Settle(new StoreMark(snapshot.runId(), settleUntil), settleUntil > now
-                    ? "Redis " + store.describe() + " holds no leases from before the server started "
-                    + snapshot.uptimeSeconds() + " s ago, and some may have been lost" : null);
+            // Nothing written before the server started can be in the hash, so the leases lost with it ended a lease
+            // plus the skew after the start; only the time that has surely passed since then may be taken off the
+            // wait. Redis reports its uptime as whole seconds of its clock now minus whole seconds of its start
+            // (uptime_in_seconds = unixtime - stat_starttime, both truncated), which can exceed the time that passed
+            // by almost a second: a server started at 12:00:00.999 reports 1 s at 12:00:01.000. Its start lies
+            // before the end of its second, so at least uptime - 1 s has passed (a reading of its cached clock that
+            // lags only reports less). A replica promoted to primary started long before it became one, with a data
+            // set that may lack what the former primary acknowledged: its uptime covers nothing.
+            long passed = snapshot.promoted() ? 0 : Math.max(0, snapshot.uptimeSeconds() - 1) * 1000;
+            long settleUntil = now + Math.max(0, wait - passed);
+            return new Settle(new StoreMark(snapshot.runId(), settleUntil), settleUntil <= now ? null
+                    : snapshot.promoted() ? "Redis " + store.describe() + " holds no leases and was promoted from a"
+                    + " replica, which may lack writes the former primary acknowledged"
+                    : "Redis " + store.describe() + " holds no leases from before the server started "
+                    + snapshot.uptimeSeconds() + " s ago, and some may have been lost");
         }
         if (!mark.runId().equals(snapshot.runId())) {
             long settleUntil = now + wait;
             return new Settle(new StoreMark(snapshot.runId(), settleUntil), "Redis " + store.describe()
-                    + " was last claimed on another server instance (run_id " + mark.runId() + ", now " + snapshot.runId()
+                    + " was last claimed on another server instance (run_id.master_replid " + mark.runId() + ", now "
+                    + snapshot.runId()
                     + "): it restarted or failed over and may have lost acknowledged writes");
         }
         return new Settle(mark, mark.settleUntil() > now ? "Redis " + store.describe()
@@ -316,9 +335,12 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
         String claimToken = UUID.randomUUID().toString();
+        // The high water never drops below the one taken over: after an operator's end the entry's expiry is the
+        // operator's clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
+        long highWater = mark == null ? expiry : Math.max(mark, expiry);
         List<Write> writes = new ArrayList<>(block.size());
         for (int offset = 0; offset < block.size(); offset++) {
-            Entry entry = new Entry(first + offset, nextGeneration, expiry, expiry, claimToken, owner);
+            Entry entry = new Entry(first + offset, nextGeneration, expiry, highWater, claimToken, owner);
             writes.add(new Write(first + offset, block.get(offset), entry));
         }
         Runnable hook = beforeTakeOver;
@@ -351,7 +373,9 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
             long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
             lastWrittenExpiry = expiry;
             try {
-                String result = write(held, expiry, expiry);
+                // Never below the high water this node took over (see takeBlock).
+                Long inherited = notBefore;
+                String result = write(held, expiry, inherited == null ? expiry : Math.max(inherited, expiry));
                 if ("ok".equals(result)) {
                     if (!lifecycle.renewTo(expiry, () -> "Renewed the lease on " + held.describe() + " in Redis "
                             + store.describe() + " again; lease until " + Instant.ofEpochMilli(expiry))) {

@@ -1,11 +1,14 @@
 -- Takes machine IDs, all of them or none: each must still hold exactly the entry the claimer read (none, an expired
 -- lease, or its own owner's), and the server and its store mark must be the ones it read, so that the high water it
 -- starts after is the one committed at this moment.
--- KEYS[1]: the hash. ARGV[1]: the run_id read. ARGV[2]: the store mark read ('' for none). ARGV[3]: the store mark to
--- write. Then triples: machine ID, the entry read ('' for none), the entry to write.
+-- KEYS[1]: the hash. ARGV[1]: the server instance read (run_id.master_replid, see read.lua). ARGV[2]: the store mark
+-- read ('' for none). ARGV[3]: the store mark to write. Then triples: machine ID, the entry read ('' for none), the
+-- entry to write.
 -- Returns 'ok', 'store' (the server or its mark changed: read again) or 'changed' (another node was first).
 local info = redis.call('INFO', 'server')
-if string.match(info, 'run_id:(%w+)') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'store') or '') ~= ARGV[2] then
+local replication = redis.call('INFO', 'replication')
+local instance = string.match(info, 'run_id:(%w+)') .. '.' .. (string.match(replication, 'master_replid:(%w+)') or '')
+if instance ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'store') or '') ~= ARGV[2] then
   return 'store'
 end
 for i = 4, #ARGV, 3 do

@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class CuttableProxy implements AutoCloseable {
 
     private final ServerSocket listener;
-    private final int targetPort;
+    private volatile int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean cut;
     private volatile boolean closed;
@@ -82,6 +82,13 @@ final class CuttableProxy implements AutoCloseable {
 
     void restore() {
         cut = false;
+    }
+
+    /** Drops every connection and relays new ones to the server on {@code port}, as a failover behind one address does. */
+    void redirect(int port) {
+        targetPort = port;
+        sockets.forEach(CuttableProxy::closeQuietly);
+        sockets.clear();
     }
 
     private static void closeQuietly(Socket socket) {

@@ -65,7 +65,7 @@ class RedisMachineIdProviderTest {
         client = RedisTestSupport.client(uri);
         admin = client.connect();
         key = "vesta-test:machine-ids:" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        runId = RedisTestSupport.runId(admin);
+        runId = RedisTestSupport.instance(admin);
         // The steady state: the hash has been claimed on this server instance before and nothing was lost. (A fresh key
         // on a server started less than a lease ago must wait; the tests of that say so.)
         admin.sync().hset(key, "store", runId + "|0");
@@ -442,6 +442,41 @@ class RedisMachineIdProviderTest {
         assertThat(again.detail()).contains("any node may take it");
     }
 
+    /**
+     * An operator's end leaves the entry expired at the operator's clock reading but keeps the former holder's high
+     * water, which lies later when that holder's clock runs ahead. The next holder starts after it, and so must every
+     * holder after that, whatever the next holder's own writes say: the former holder issues up to it until its next
+     * renewal (or, cut off from Redis, to the end of its lease).
+     */
+    @Test
+    void theHighWaterAHolderInheritedOutlivesItsOwnClaimAndRenewalsWhenClocksDiffer() {
+        ManualTimeSource clockA = new ManualTimeSource(T0.plusSeconds(10));
+        RedisMachineIdProvider holder = provider("node-a", clockA);
+        EmbeddedIdService a = service(holder, clockA);
+        a.genId();
+        long heldUntilA = holder.lease().heldUntil();
+        assertThat(heldUntilA).isEqualTo(T0.plusSeconds(70).toEpochMilli());
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        RedisMachineIdProvider operator = provider("operator", clock);
+        operator.acquire(new MachineIdRange(100, 100));
+        assertThat(operator.leases().orElseThrow().release(a.machineId(), true).ended()).isTrue();
+
+        // B, its clock 10 s behind A's, takes the ended entry, renews once and dies without releasing it.
+        RedisMachineIdProvider b = provider("node-b", clock);
+        assertThat(b.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(b.notBefore()).hasValue(heldUntilA);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(b.heartbeat()).isTrue();
+        assertThat(Long.parseLong(entryPart(a.machineId(), 2))).as("the high water after B's claim and renewal")
+                .isGreaterThanOrEqualTo(heldUntilA);
+
+        // C takes it once B's lease has ended, while A (cut off, say) may still issue below heldUntilA.
+        clock.set(T0.plusSeconds(62));
+        RedisMachineIdProvider c = provider("node-c", clock);
+        assertThat(c.acquire(MachineIdRange.EMBEDDED)).isEqualTo(a.machineId());
+        assertThat(c.notBefore().orElseThrow()).as("C starts after everything A could issue").isGreaterThanOrEqualTo(heldUntilA);
+    }
+
     @Test
     void aClaimAfterTheServerChangedWaitsOutEveryLeaseThatMayHaveBeenLost() {
         // The store mark names another server instance: Redis restarted or failed over since the last claim, and may
@@ -475,11 +510,13 @@ class RedisMachineIdProviderTest {
         provider.acquire(MachineIdRange.EMBEDDED);
         long uptimeAfter = uptimeSeconds();
         long wait = 61_000;
-        if (uptimeBefore * 1000 >= wait) {
+        // Redis's whole-second uptime may run almost a second ahead of the time that passed: one second less counts.
+        if ((uptimeBefore - 1) * 1000 >= wait) {
             assertThat(provider.notBefore()).as("a server up for %d s has lost nothing a live lease needs", uptimeBefore).isEmpty();
         } else {
-            assertThat(provider.notBefore().getAsLong())
-                    .isBetween(T0.toEpochMilli() + Math.max(1, wait - uptimeAfter * 1000), T0.toEpochMilli() + wait - uptimeBefore * 1000);
+            assertThat(provider.notBefore().getAsLong()).isBetween(
+                    T0.toEpochMilli() + Math.max(1, wait - Math.max(0, uptimeAfter - 1) * 1000),
+                    T0.toEpochMilli() + wait - Math.max(0, uptimeBefore - 1) * 1000);
         }
     }
 

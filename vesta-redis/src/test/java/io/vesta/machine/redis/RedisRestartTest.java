@@ -66,6 +66,10 @@ class RedisRestartTest {
     }
 
     private EmbeddedIdService node(RedisServerProcess server, RedisURI via, String owner) {
+        return node(provider(via, owner));
+    }
+
+    private RedisMachineIdProvider provider(RedisURI via, String owner) {
         RedisClient client = RedisClient.create(via);
         // Commands fail at once while the connection is down, rather than queue for the command timeout.
         client.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
@@ -73,6 +77,10 @@ class RedisRestartTest {
         RedisMachineIdProvider provider = RedisMachineIdProvider.builder(client, via).key("vesta:machine-ids")
                 .owner(owner).lease(LEASE).heartbeat(HEARTBEAT).maxClockSkew(SKEW).build();
         toClose.add(provider);
+        return provider;
+    }
+
+    private EmbeddedIdService node(RedisMachineIdProvider provider) {
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
                 .machineIdProvider(provider).timeSource(TimeSource.system()).build();
         toClose.add(service);
@@ -160,6 +168,165 @@ class RedisRestartTest {
         long firstOfB = idsOfB.stream().mapToLong(Long::longValue).min().orElseThrow();
         assertThat(b.expId(firstOfB).time()).isGreaterThan(a.expId(lastOfA).time());
         assertThat(b.machineIdSource()).contains("redis (hash vesta:machine-ids");
+    }
+
+    /**
+     * Redis reports its uptime as whole seconds of now minus whole seconds of its start, so a server that started late
+     * in a second reports a whole second just after the next one begins, when barely any time has passed. The seam
+     * reports exactly what such a server reports: the start lies in the second the test launched it in, and nothing a
+     * node wrote before the launch can be on the new server.
+     */
+    @Test
+    void anUptimeThatRoundsUpNeverLetsTheNextClaimStartBeforeTheLostLeaseEnds() throws Exception {
+        RedisServerProcess server = server(false);
+        CuttableProxy partition = new CuttableProxy(server.uri().getPort());
+        toClose.add(partition);
+        RedisMachineIdProvider providerA = provider(partition.uri(), "node-a");
+        EmbeddedIdService a = node(providerA);
+        RedisTestSupport.awaitTrue("A issues", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        });
+
+        // A renews its lease and is cut off; Redis dies and comes back empty, launched late in a second (killing it
+        // takes some 100 ms).
+        Thread.sleep((1600 - System.currentTimeMillis() % 1000) % 1000);
+        assertThat(providerA.heartbeat()).isTrue();
+        partition.cut();
+        server.kill();
+        long launchedAt = System.currentTimeMillis();
+        server.start();
+        long heldUntilA = a.machineIdLease().heldUntil();
+        long nextSecond = (Math.floorDiv(launchedAt, 1000) + 1) * 1000;
+        Thread.sleep(Math.max(0, nextSecond - System.currentTimeMillis()));
+
+        RedisMachineIdProvider providerB = provider(server.uri(), "node-b");
+        providerB.afterRead = snapshot -> new RedisLeaseStore.Snapshot(snapshot.runId(), Math.max(snapshot.uptimeSeconds(),
+                Math.floorDiv(System.currentTimeMillis(), 1000) - Math.floorDiv(launchedAt, 1000)), snapshot.promoted(), snapshot.store(),
+                snapshot.entries());
+        EmbeddedIdService b = node(providerB);
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        // A's clock may run SKEW ahead of B's: B starts after A's last ID even then.
+        assertThat(providerB.notBefore().orElseThrow())
+                .as("B's IDs start after A's lease ends (until %d), A's clock %d ms ahead; launched at %d",
+                        heldUntilA, SKEW.toMillis(), launchedAt)
+                .isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
+    }
+
+    /**
+     * A replica whose link to the primary was down lacks the hash; promoted after the primary died, it has been up far
+     * longer than a lease, yet its uptime says nothing of the leases the primary held.
+     */
+    @Test
+    void aPromotedReplicaThatLacksTheLeasesMakesTheNextClaimWaitOutTheLeaseWhateverItsUptime() throws Exception {
+        RedisServerProcess primary = server(false);
+        CuttableProxy link = new CuttableProxy(primary.uri().getPort());
+        toClose.add(link);
+        link.cut();
+        RedisServerProcess replica = new RedisServerProcess(RedisTestSupport.serverBinary(), dir, false)
+                .replicaOf(link.uri().getPort()).start();
+        toClose.add(replica);
+        RedisMachineIdProvider providerA = provider(primary.uri(), "node-a");
+        EmbeddedIdService a = node(providerA);
+        RedisTestSupport.awaitTrue("A issues", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        });
+        RedisClient admin = RedisClient.create(replica.uri());
+        clients.add(admin);
+        try (StatefulRedisConnection<String, String> connection = admin.connect()) {
+            // Up longer than a lease plus the skew, even counted down to whole seconds.
+            long upSince = System.currentTimeMillis();
+            RedisTestSupport.awaitTrue("the replica is up for 5 s", () -> uptimeSeconds(connection) >= 5);
+            assertThat(System.currentTimeMillis() - upSince).isLessThan(20_000);
+            primary.kill();
+            connection.sync().replicaofNoOne();
+        }
+        long heldUntilA = a.machineIdLease().heldUntil();
+
+        RedisMachineIdProvider providerB = provider(replica.uri(), "node-b");
+        EmbeddedIdService b = node(providerB);
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(providerB.notBefore().isPresent()).as("B waits for the leases the replica may lack").isTrue();
+        assertThat(providerB.notBefore().getAsLong()).as("B's IDs start after A's lease ends (until %d), A's clock %d ms"
+                + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
+    }
+
+    /**
+     * A primary that became a replica without restarting (a failover while it was cut off) and is promoted back keeps
+     * its run_id and the store mark it wrote, yet it lacks the renewals its replacement acknowledged after its link
+     * dropped: the holder's entry there has expired while the holder renews on.
+     */
+    @Test
+    void aPrimaryPromotedBackWithoutARestartMakesTheNextClaimWaitOutTheLease() throws Exception {
+        RedisServerProcess first = server(false);
+        RedisServerProcess second = new RedisServerProcess(RedisTestSupport.serverBinary(), dir, false)
+                .replicaOf(first.uri().getPort()).start();
+        toClose.add(second);
+        CuttableProxy front = new CuttableProxy(first.uri().getPort());
+        toClose.add(front);
+        CuttableProxy link = new CuttableProxy(second.uri().getPort());
+        toClose.add(link);
+        RedisMachineIdProvider providerA = provider(front.uri(), "node-a");
+        EmbeddedIdService a = node(providerA);
+        RedisTestSupport.awaitTrue("A issues", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        });
+        RedisClient admin = RedisClient.create();
+        clients.add(admin);
+        try (StatefulRedisConnection<String, String> toFirst = admin.connect(first.uri());
+                StatefulRedisConnection<String, String> toSecond = admin.connect(second.uri())) {
+            String field = Long.toString(a.machineId());
+            String onFirst = toFirst.sync().hget("vesta:machine-ids", field);
+            RedisTestSupport.awaitTrue("the replica has A's entry", () -> toSecond.sync().hget("vesta:machine-ids", field) != null);
+
+            // Failover: the second server is promoted, the first follows it through a link that then drops, and A's
+            // renewals go to the second.
+            toSecond.sync().replicaofNoOne();
+            toFirst.sync().replicaof("127.0.0.1", link.uri().getPort());
+            RedisTestSupport.awaitTrue("the first server follows the second",
+                    () -> toFirst.sync().info("replication").contains("master_link_status:up"));
+            link.cut();
+            front.redirect(second.uri().getPort());
+            RedisTestSupport.awaitTrue("A renews on the second server and its entry on the first has expired", () -> {
+                String entry = toFirst.sync().hget("vesta:machine-ids", field);
+                return entry != null && Long.parseLong(entry.split("\\|")[1]) < System.currentTimeMillis()
+                        && a.machineIdLease().heldUntil() > System.currentTimeMillis() + 1000;
+            });
+            assertThat(onFirst).isNotNull();
+
+            // Failover back: the second server dies and the first, never restarted, is promoted again.
+            front.cut();
+            second.kill();
+            toFirst.sync().replicaofNoOne();
+        }
+        long heldUntilA = a.machineIdLease().heldUntil();
+
+        RedisMachineIdProvider providerB = provider(first.uri(), "node-b");
+        EmbeddedIdService b = node(providerB);
+        assertThat(b.machineId()).isEqualTo(a.machineId());
+        assertThat(providerB.notBefore().isPresent()).as("B waits for the writes the first server may lack").isTrue();
+        assertThat(providerB.notBefore().getAsLong()).as("B's IDs start after A's lease ends (until %d), A's clock %d ms"
+                + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
+    }
+
+    private static long uptimeSeconds(StatefulRedisConnection<String, String> connection) {
+        for (String line : connection.sync().info("server").split("\r?\n")) {
+            if (line.startsWith("uptime_in_seconds:")) {
+                return Long.parseLong(line.substring("uptime_in_seconds:".length()).trim());
+            }
+        }
+        throw new AssertionError("INFO server has no uptime_in_seconds");
     }
 
     @Test

@@ -20,6 +20,7 @@ final class RedisServerProcess implements AutoCloseable {
     private final Path dir;
     private final boolean appendOnly;
     private Process process;
+    private Integer primaryPort;
 
     RedisServerProcess(String binary, Path dir, boolean appendOnly) throws IOException {
         this.binary = binary;
@@ -28,6 +29,12 @@ final class RedisServerProcess implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0)) {
             this.port = socket.getLocalPort();
         }
+    }
+
+    /** Starts as a replica of the server on 127.0.0.1 and {@code port}. */
+    RedisServerProcess replicaOf(int port) {
+        this.primaryPort = port;
+        return this;
     }
 
     RedisURI uri() {
@@ -42,6 +49,9 @@ final class RedisServerProcess implements AutoCloseable {
             command.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
         } else {
             command.addAll(List.of("--appendonly", "no"));
+        }
+        if (primaryPort != null) {
+            command.addAll(List.of("--replicaof", "127.0.0.1", primaryPort.toString()));
         }
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis-" + port + ".log").toFile()).start();

@@ -44,6 +44,20 @@ final class RedisTestSupport {
         throw new AssertionError("INFO server has no run_id: " + info);
     }
 
+    /**
+     * The server instance as the store mark names it: {@code run_id.master_replid} (a restart changes the first, every
+     * promotion the second).
+     */
+    static String instance(StatefulRedisConnection<String, String> connection) {
+        String replication = connection.sync().info("replication");
+        for (String line : replication.split("\r?\n")) {
+            if (line.startsWith("master_replid:")) {
+                return runId(connection) + "." + line.substring("master_replid:".length()).trim();
+            }
+        }
+        throw new AssertionError("INFO replication has no master_replid: " + replication);
+    }
+
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (!condition.getAsBoolean()) {

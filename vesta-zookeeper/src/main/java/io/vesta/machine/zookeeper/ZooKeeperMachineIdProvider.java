@@ -62,7 +62,9 @@ import java.util.regex.Pattern;
  * restarting, or a reclaim) does so with a write conditional on the node's version, and starts after the
  * {@code until} it read ({@link #notBefore()}): a report of the holder between that read and the write changes
  * the version and makes the taker read again; after the write, the holder's next report fails and it stops for
- * good, and it never issued past the {@code until} the taker started after. Both bounds are the holder's own
+ * good, and it never issued past the {@code until} the taker started after. Every {@code until} the taker writes
+ * afterwards (its reports, its closing report) is at least that one, so whoever takes the ID from it in turn starts
+ * after the former holder's IDs too. Both bounds are the holder's own
  * clock readings, so clocks far apart cannot make the two overlap. A node cut off from ZooKeeper stops issuing
  * when its lease runs out, which is the price of that guarantee (it used to issue for half of
  * {@code reclaimAfter}).
@@ -238,8 +240,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         this.nodePath = registration.path;
         this.nodeVersion = registration.version;
         this.lastReported = registration.time;
-        this.lastUntil = registration.until;
         this.notBefore = registration.notBefore;
+        this.lastUntil = written(registration.until);
         this.takenFrom = registration.takenFrom;
         this.fromCache = registration.fromCache;
         this.machineId = registration.machineId;
@@ -288,14 +290,14 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 range.checkBlock("the machine ID recorded in " + own.path, own.machineId, blockSize);
                 try {
                     long until = now + leaseMillis;
+                    // After a clean close the node wrote the exact time of its last ID; otherwise the previous
+                    // run may have issued up to the end of its lease.
+                    long mark = Math.max(own.until, cachedUntil(own.path));
                     // Versioned: a report of the previous run between our read and this write moves the version,
                     // and we read again; after this write, that run's next report fails and it stops. It never
                     // issued past the lease end of its last successful report, which is what we read.
                     Stat stat = client.setData().withVersion(own.version).forPath(own.path,
-                            encode(own.machineId, now, until, false));
-                    // After a clean close the node wrote the exact time of its last ID; otherwise the previous
-                    // run may have issued up to the end of its lease.
-                    long mark = Math.max(own.until, cachedUntil(own.path));
+                            encode(own.machineId, now, Math.max(until, mark), false));
                     return new Registration(own.path, stat.getVersion(), own.machineId, now, until, mark, null, false);
                 } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
                     continue; // changed under us (a reclaim); look again
@@ -501,7 +503,8 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 List<CuratorTransactionResult> results = client.transaction().forOperations(
                         client.transactionOp().delete().withVersion(node.version).forPath(node.path),
                         client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                                .forPath(foreverPath + "/" + owner + "-", encode(node.machineId, now, now + leaseMillis, false)));
+                                .forPath(foreverPath + "/" + owner + "-", encode(node.machineId, now,
+                                        Math.max(now + leaseMillis, node.until), false)));
                 String path = results.get(1).getResultPath();
                 // The old owner may have issued until the lease end of its last report, by its own clock.
                 long mark = node.until;
@@ -603,7 +606,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
                 return lifecycle.lease().isHeldAt(now);
             }
             long until = now + leaseMillis;
-            byte[] data = encode(machineId, now, until, false);
+            byte[] data = encode(machineId, now, written(until), false);
             Stat stat;
             try {
                 stat = client.setData().withVersion(nodeVersion).forPath(nodePath, data);
@@ -623,7 +626,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             // Kept even when close() began meanwhile: its closing report writes at this version, after this one.
             nodeVersion = stat.getVersion();
             lastReported = now;
-            lastUntil = until;
+            lastUntil = written(until);
             if (!lifecycle.renewTo(until, () -> "Reporting to ZooKeeper at " + where() + " works again")) {
                 return false;
             }
@@ -660,6 +663,16 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         }
     }
 
+    /**
+     * The lease end this node writes for {@code until}: never before the one it took the ID over with ({@link
+     * #notBefore()}), up to which the former holder may issue (a whole lease ahead after an operator's end, more when
+     * its clock runs ahead), so that whoever takes the ID from this node starts after that too.
+     */
+    private long written(long until) {
+        Long inherited = notBefore;
+        return inherited == null ? until : Math.max(inherited, until);
+    }
+
     /** The closing report: null when written (or there was nothing to write), else why it was not. */
     private synchronized String release(long now) {
         if (lifecycle.isLost() || machineId < 0) {
@@ -673,8 +686,9 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         }
         String problem = null;
         try {
-            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, time + 1, true));
-            lastUntil = time + 1;
+            long until = written(time + 1);
+            client.setData().withVersion(nodeVersion).forPath(nodePath, encode(machineId, time, until, true));
+            lastUntil = until;
             lastReported = time;
             writeCache(true);
         } catch (Exception e) {

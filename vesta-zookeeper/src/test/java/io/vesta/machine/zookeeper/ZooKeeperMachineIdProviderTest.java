@@ -466,6 +466,70 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(leases.list(range).get(0).owner()).isEqualTo("10.0.0.3:8080");
     }
 
+    /**
+     * The node that reclaimed an ID an operator ended starts after the former holder's lease end, which may lie a whole
+     * lease ahead (the former holder, cut off from ZooKeeper, issues up to it). Closed at once, before that, its closing
+     * report must not tell its own restart that its IDs end now.
+     */
+    @Test
+    void aCloseRightAfterAReclaimKeepsTheFormerHoldersLeaseEndForTheRestart() throws Exception {
+        MachineIdRange range = new MachineIdRange(0, 1);
+        ZooKeeperMachineIdProvider a = provider("10.0.0.1:8080", TimeSource.system());
+        assertThat(a.acquire(range)).isZero();
+        ZooKeeperMachineIdProvider admin = provider("10.0.0.2:8080", TimeSource.system());
+        assertThat(admin.acquire(range)).isEqualTo(1);
+        long heldByA;
+        synchronized (a) {
+            heldByA = a.lease().heldUntil();
+            assertThat(admin.leases().orElseThrow().release(0, true).ended()).isTrue();
+        }
+
+        ZooKeeperMachineIdProvider b = provider("10.0.0.3:8080", TimeSource.system());
+        assertThat(b.acquire(range)).isZero();
+        assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
+        b.close();
+        ZooKeeperMachineIdProvider restarted = provider("10.0.0.3:8080", TimeSource.system());
+        assertThat(restarted.acquire(range)).isZero();
+        assertThat(restarted.notBefore().getAsLong()).as("the restart starts after everything A could issue")
+                .isGreaterThanOrEqualTo(heldByA);
+    }
+
+    /**
+     * An operator's end keeps the former holder's lease end, which lies later when that holder's clock runs ahead. The
+     * node that reclaims the ID starts after it, and so must every node after that, whatever the reclaimer's own
+     * reports say.
+     */
+    @Test
+    void theLeaseEndAReclaimerInheritedOutlivesItsReportsWhenClocksDiffer() throws Exception {
+        MachineIdRange range = new MachineIdRange(0, 1);
+        ZooKeeperMachineIdProvider a = provider("10.0.0.1:8080", shifted(Duration.ofSeconds(10)));
+        assertThat(a.acquire(range)).isZero();
+        ZooKeeperMachineIdProvider admin = provider(builder(server.getConnectString(), "10.0.0.2:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        assertThat(admin.acquire(range)).isEqualTo(1);
+        MachineIdLeases leases = admin.leases().orElseThrow();
+        long heldByA;
+        synchronized (a) {
+            heldByA = a.lease().heldUntil();
+            assertThat(leases.release(0, true).ended()).isTrue();
+        }
+
+        ZooKeeperMachineIdProvider b = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        assertThat(b.acquire(range)).isZero();
+        assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
+        synchronized (b) {
+            assertThat(b.report()).isTrue();
+            assertThat(leases.list(range).get(0).highWater().toEpochMilli()).as("the lease end B reported")
+                    .isGreaterThanOrEqualTo(heldByA);
+            assertThat(leases.release(0, true).ended()).isTrue();
+        }
+        ZooKeeperMachineIdProvider c = provider(builder(server.getConnectString(), "10.0.0.4:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        assertThat(c.acquire(range)).isZero();
+        assertThat(c.notBefore().getAsLong()).as("C starts after everything A could issue").isGreaterThanOrEqualTo(heldByA);
+    }
+
     @Test
     void aFullRangeReclaimsTheIdOfANodeSilentForReclaimAfterAndThatNodeStopsForGood() throws Exception {
         MachineIdRange range = new MachineIdRange(0, 1);
