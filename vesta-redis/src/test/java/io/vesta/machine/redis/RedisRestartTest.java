@@ -248,14 +248,7 @@ class RedisRestartTest {
             primary.kill();
             connection.sync().replicaofNoOne();
         }
-        long heldUntilA = a.machineIdLease().heldUntil();
-
-        RedisMachineIdProvider providerB = provider(replica.uri(), "node-b");
-        EmbeddedIdService b = node(providerB);
-        assertThat(b.machineId()).isEqualTo(a.machineId());
-        assertThat(providerB.notBefore().isPresent()).as("B waits for the leases the replica may lack").isTrue();
-        assertThat(providerB.notBefore().getAsLong()).as("B's IDs start after A's lease ends (until %d), A's clock %d ms"
-                + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
+        assertTheNextClaimWaitsOutTheLease(a, replica.uri(), "B waits for the leases the replica may lack");
     }
 
     /**
@@ -310,12 +303,16 @@ class RedisRestartTest {
             second.kill();
             toFirst.sync().replicaofNoOne();
         }
-        long heldUntilA = a.machineIdLease().heldUntil();
+        assertTheNextClaimWaitsOutTheLease(a, first.uri(), "B waits for the writes the first server may lack");
+    }
 
-        RedisMachineIdProvider providerB = provider(first.uri(), "node-b");
+    /** Node B claims on {@code uri}: the machine ID A held, and no ID before A's lease end plus the clock skew. */
+    private void assertTheNextClaimWaitsOutTheLease(EmbeddedIdService a, RedisURI uri, String why) {
+        long heldUntilA = a.machineIdLease().heldUntil();
+        RedisMachineIdProvider providerB = provider(uri, "node-b");
         EmbeddedIdService b = node(providerB);
         assertThat(b.machineId()).isEqualTo(a.machineId());
-        assertThat(providerB.notBefore().isPresent()).as("B waits for the writes the first server may lack").isTrue();
+        assertThat(providerB.notBefore().isPresent()).as(why).isTrue();
         assertThat(providerB.notBefore().getAsLong()).as("B's IDs start after A's lease ends (until %d), A's clock %d ms"
                 + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
     }
