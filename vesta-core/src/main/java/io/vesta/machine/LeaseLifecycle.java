@@ -55,11 +55,19 @@ public final class LeaseLifecycle {
     @FunctionalInterface
     public interface Regain {
         /**
-         * One attempt to claim a block as acquire did, published with {@link #regained} under the provider's own
-         * guard of its backend. Throws when no block could be had (the store unreachable, the range full): the
-         * lifecycle tries again later.
+         * One attempt to claim a block as acquire did, under the provider's own guard of its backend, recorded as the
+         * block the provider renews before it returns. Throws when no block could be had (the store unreachable, the
+         * range full): the lifecycle tries again later.
          */
-        void claim() throws Exception;
+        Regained claim() throws Exception;
+    }
+
+    /**
+     * A block claimed again: the lease runs to {@code heldUntil} (an end the backend confirmed) and its IDs start after
+     * {@code notBefore} (null for none). {@code giveBack} runs instead of publishing it when {@link #close} began
+     * while it was claimed: nothing was issued under it.
+     */
+    public record Regained(MachineIdBlock block, long heldUntil, Long notBefore, Runnable giveBack) {
     }
 
     /** The backend's part of {@link #close}: giving the ID back. */
@@ -233,11 +241,11 @@ public final class LeaseLifecycle {
     /**
      * Publishes a block the {@link Regain} claimed after a loss as a new {@link MachineIdGrant}, with a lease of its
      * own to {@code heldUntil} and its IDs after {@code notBefore} (null for none), and renews it from now on. The
-     * lost lease stays revoked. Returns false, and publishes nothing, once {@link #close} began: the caller gives the
-     * block back.
+     * lost lease stays revoked. Returns false, and publishes nothing, once {@link #close} began: the block is then
+     * given back.
      * @throws IllegalStateException when the lease was not lost
      */
-    public boolean regained(MachineIdBlock block, long heldUntil, Long notBefore) {
+    boolean regained(MachineIdBlock block, long heldUntil, Long notBefore) {
         MachineIdGrant published;
         synchronized (state) {
             if (closed) {
@@ -356,7 +364,10 @@ public final class LeaseLifecycle {
         }
         Exception failure = null;
         try {
-            regain.claim();
+            Regained claimed = regain.claim();
+            if (!regained(claimed.block(), claimed.heldUntil(), claimed.notBefore())) {
+                claimed.giveBack().run();
+            }
         } catch (Exception e) {
             failure = e;
         }

@@ -182,7 +182,9 @@ class LeaseLifecycleTest {
             if (attempts.incrementAndGet() < 3) {
                 throw new MachineIdUnavailableException("no block is free");
             }
-            assertThat(lifecycle.regained(newBlock, now + 60_000, now + 5_000)).isTrue();
+            return new LeaseLifecycle.Regained(newBlock, now + 60_000, now + 5_000, () -> {
+                throw new AssertionError("published, not given back");
+            });
         });
         CountDownLatch told = new CountDownLatch(1);
         lifecycle.onRegain(told::countDown);
@@ -217,7 +219,7 @@ class LeaseLifecycleTest {
     void aBlockClaimedAgainAfterCloseBeganIsNotPublished() throws Exception {
         CountDownLatch claiming = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
-        AtomicReference<Boolean> published = new AtomicReference<>();
+        CountDownLatch givenBack = new CountDownLatch(1);
         lifecycle.regainWith(() -> {
             claiming.countDown();
             // A backend call that does not answer an interrupt, as a JDBC call need not.
@@ -229,7 +231,7 @@ class LeaseLifecycleTest {
                     // close() interrupts the claim; it goes on regardless
                 }
             }
-            published.set(lifecycle.regained(MachineIdBlock.of(9), now + 60_000, null));
+            return new LeaseLifecycle.Regained(MachineIdBlock.of(9), now + 60_000, null, givenBack::countDown);
         });
         lifecycle.start(MachineIdBlock.of(3), now + 30_000, null, Duration.ofMillis(10), () -> { });
         lifecycle.lose("taken over");
@@ -240,11 +242,8 @@ class LeaseLifecycleTest {
         }, () -> "");
         closed.countDown();
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (published.get() == null && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(published.get()).as("regained() after close() began").isFalse();
+        assertThat(givenBack.await(10, TimeUnit.SECONDS)).as("a block claimed after close() began is given back").isTrue();
+        assertThat(lifecycle.grant().orElseThrow().number()).isEqualTo(1);
         assertThat(lifecycle.lease().isHeldAt(now)).isFalse();
         assertThat(lifecycle.machineId()).isEqualTo(3);
     }

@@ -260,17 +260,13 @@ public final class DbMachineIdProvider implements MachineIdProvider {
      * which is another process's), published as a new grant. A free row's
      * {@code high_water} is its {@code notBefore}, as at a takeover.
      */
-    private void regain() throws InterruptedException {
+    private LeaseLifecycle.Regained regain() throws InterruptedException {
         database.lockInterruptibly();
         try {
-            if (lifecycle.isClosed() || !lifecycle.isLost()) {
-                return;
-            }
             Claim claim = claimBlock(range, blockSize, false, false);
             hold(claim, blockSize);
-            if (!lifecycle.regained(block, claim.expiry, claim.notBefore)) {
-                LOG.log(Level.INFO, closedWhileAcquiring(claim).getMessage());
-            }
+            return new LeaseLifecycle.Regained(block, claim.expiry, claim.notBefore,
+                    () -> LOG.log(Level.INFO, closedWhileAcquiring(claim).getMessage()));
         } finally {
             database.unlock();
         }

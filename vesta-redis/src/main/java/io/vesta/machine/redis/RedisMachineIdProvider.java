@@ -217,17 +217,13 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
      * (never a live entry of this owner, which is another process's), published as a new grant whose IDs start after the claimed entries' high water (and after the store's settling
      * wait, as at any claim).
      */
-    private void regain() throws InterruptedException {
+    private LeaseLifecycle.Regained regain() throws InterruptedException {
         redis.lockInterruptibly();
         try {
-            if (lifecycle.isClosed() || !lifecycle.isLost()) {
-                return;
-            }
             Claim claim = claimBlock(range, blockSize, false);
             hold(claim, blockSize);
-            if (!lifecycle.regained(block, claim.expiry, claim.notBefore)) {
-                LOG.log(Level.INFO, closedWhileAcquiring(claim).getMessage());
-            }
+            return new LeaseLifecycle.Regained(block, claim.expiry, claim.notBefore,
+                    () -> LOG.log(Level.INFO, closedWhileAcquiring(claim).getMessage()));
         } finally {
             redis.unlock();
         }

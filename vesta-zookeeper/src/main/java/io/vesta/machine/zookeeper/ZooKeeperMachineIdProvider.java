@@ -268,23 +268,20 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
      * is still there, else a new sequence, else a reclaimed ID), published as a new grant. Only ever from ZooKeeper:
      * the cache names the ID that was just lost.
      */
-    private synchronized void regain() throws Exception {
-        if (lifecycle.isClosed() || !lifecycle.isLost()) {
-            return;
-        }
+    private synchronized LeaseLifecycle.Regained regain() throws Exception {
         if (!client.getZookeeperClient().isConnected()) {
             throw new MachineIdUnavailableException("not connected to ZooKeeper at " + where() + "; a lost machine ID is"
                     + " replaced only through ZooKeeper, never from the cache");
         }
         Registration registration = register(range);
         hold(registration);
-        if (!lifecycle.regained(new MachineIdBlock(registration.machineId, blockSize), registration.until,
-                registration.notBefore)) {
-            // close() began while this node registered and found nothing to give back: nothing was issued under it.
-            String problem = closingReport(timeSource.currentTimeMillis());
-            LOG.log(Level.INFO, () -> "Closed while registering machine ID " + registration.machineId + " again under "
-                    + registration.path + (problem == null ? "" : "; " + problem));
-        }
+        return new LeaseLifecycle.Regained(new MachineIdBlock(registration.machineId, blockSize), registration.until,
+                registration.notBefore, () -> {
+                    // close() began while this node registered and found nothing to give back: nothing was issued.
+                    String problem = closingReport(timeSource.currentTimeMillis());
+                    LOG.log(Level.INFO, () -> "Closed while registering machine ID " + registration.machineId
+                            + " again under " + registration.path + (problem == null ? "" : "; " + problem));
+                });
     }
 
     private Registration register(MachineIdRange range) throws Exception {
