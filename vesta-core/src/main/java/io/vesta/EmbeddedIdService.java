@@ -3,10 +3,12 @@ package io.vesta;
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.MachineIdGrant;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdOutOfRangeException;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
+import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.sequence.TimeSeqGenerator;
@@ -14,11 +16,13 @@ import io.vesta.time.FileTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
+import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Generates IDs in this process under one machine ID, or under a block of consecutive machine IDs
@@ -27,6 +31,12 @@ import java.util.Optional;
  *
  * <p>With a block of {@code k} IDs, one counter runs over {@code k} slots per sequence number: IDs come in the order
  * (time, seq, machine ID), so they still increase strictly, and every one carries a machine ID of the block.
+ *
+ * <p>With a leased provider that claims a block again by itself after it lost its own ({@link MachineIdProvider#grant()}),
+ * the service moves to the new block: the generator of the lost block is closed (its lease stays revoked, so it issued
+ * nothing after the lease end the store's takeover relied on), and a new one starts on the new block, its sequence
+ * fresh and its IDs after the new block's {@code notBefore}. A call reads the generator once: {@link #genIds} returns a
+ * whole batch of one block or throws, never a mix; a call refused by the lost block is tried once more on the new one.
  */
 public final class EmbeddedIdService implements IdService, AutoCloseable {
 
@@ -56,33 +66,181 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
      */
     public static final Duration MAX_PERSIST_STEP = Duration.ofHours(1);
 
+    private static final System.Logger LOG = System.getLogger(EmbeddedIdService.class.getName());
+
     private final IdType type;
-    private final IdLayout layout;
     private final IdCodec codec;
-    private final long machineId;
-    private final MachineIdBlock block;
-    private final int blockBits;
     private final GenMethod genMethod;
     private final long version;
-    private final long constantBits;
-    private final TimeSeqGenerator generator;
     private final MachineIdProvider machineIdProvider;
+    /** The store given to the builder, shared by every block's generator; null with a directory or none. */
     private final TimestampStore timestampStore;
+    private final Engines engines;
+    /** Guards moving to a new block and closing; taken on the path of an ID only once the current block refused it. */
+    private final Object switching = new Object();
+    /** The generator IDs come from now; replaced whole when the provider claimed a new block. */
+    private volatile Engine engine;
+    private volatile boolean closed;
+    /** Why the last move to a new block failed, or null. */
+    private volatile String switchFailure;
+    /** What the generators of lost blocks did, so the counters cover the service's whole life. */
+    private volatile long retiredIssued;
+    private volatile long retiredExhaustedWaits;
+    private volatile long retiredExhaustedWaitNanos;
+    private volatile long retiredBackwardSteps;
 
-    private EmbeddedIdService(Builder builder, MachineIdProvider machineIdProvider, TimeSeqGenerator generator,
+    private EmbeddedIdService(Builder builder, MachineIdProvider machineIdProvider, Engines engines, Engine engine,
             TimestampStore timestampStore) {
         this.type = builder.type;
-        this.layout = IdLayout.of(builder.type);
         this.codec = new IdCodec(builder.epoch);
-        this.block = generator.block();
-        this.blockBits = block.bits();
-        this.machineId = block.first();
         this.genMethod = builder.genMethod;
         this.version = builder.version;
-        this.constantBits = layout.constantBits(version, genMethod.code(), machineId);
-        this.generator = generator;
         this.machineIdProvider = machineIdProvider;
+        this.engines = engines;
+        this.engine = engine;
         this.timestampStore = timestampStore;
+    }
+
+    /**
+     * The generator of one block: what changes together when the provider claims a new block after a loss. {@code
+     * store} is the one it opened itself (a file of the time-store directory), null when it writes to the service's.
+     */
+    private static final class Engine {
+        final MachineIdGrant grant;
+        final MachineIdBlock block;
+        final int blockBits;
+        final long constantBits;
+        final TimeSeqGenerator generator;
+        final MachineIdLease lease;
+        final TimestampStore store;
+        /** Set under {@code switching} once the service moved on from this block. */
+        boolean retired;
+
+        Engine(MachineIdGrant grant, MachineIdBlock block, long constantBits, TimeSeqGenerator generator,
+                MachineIdLease lease, TimestampStore store) {
+            this.grant = grant;
+            this.block = block;
+            this.blockBits = block.bits();
+            this.constantBits = constantBits;
+            this.generator = generator;
+            this.lease = lease;
+            this.store = store;
+        }
+
+        long id(long slot) {
+            return IdLayout.fromSlot(slot, blockBits, constantBits);
+        }
+    }
+
+    /** Starts the generator of a block with the builder's settings: at build, and again after each regain. */
+    private record Engines(SequencerStrategy sequencer, TimeSource timeSource, IdLayout layout, IdType type, Instant epoch,
+            Duration backwardWait, TimestampStore store, Path directory, Duration persistStep, GenMethod genMethod,
+            long version, MachineIdProvider provider) {
+
+        Engine start(MachineIdGrant grant, MachineIdBlock block, MachineIdLease lease, OptionalLong notBefore) {
+            TimestampStore own = store == null && directory != null
+                    ? FileTimestampStore.forBlock(directory, type, block, genMethod, epoch) : null;
+            if (own != null) {
+                Builder.openStore(own, block);
+            }
+            try {
+                TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
+                        own != null ? own : store, persistStep, block, lease, notBefore, provider.describe());
+                return new Engine(grant, block, layout.constantBits(version, genMethod.code(), block.first()), generator,
+                        lease, own);
+            } catch (RuntimeException e) {
+                if (own != null) {
+                    try {
+                        own.close();
+                    } catch (RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Moves to the provider's newest grant when it is newer than the one IDs come from: closes the generator of the
+     * lost block (no ID of it after this), then starts one on the new block. Runs on the provider's regain thread and,
+     * should that not have happened yet, in a call that the lost block refused. Returns the engine to use.
+     */
+    private Engine moveToNewestGrant() {
+        synchronized (switching) {
+            Engine current = engine;
+            if (closed || current.grant == null) {
+                return current;
+            }
+            MachineIdGrant newest = machineIdProvider.grant().orElse(null);
+            if (newest == null || newest.number() <= current.grant.number()) {
+                return current;
+            }
+            if (!current.retired) {
+                current.retired = true;
+                try {
+                    current.generator.close();
+                } finally {
+                    retiredIssued += current.generator.issued();
+                    retiredExhaustedWaits += current.generator.exhaustedWaits();
+                    retiredExhaustedWaitNanos += current.generator.exhaustedWaitTime().toNanos();
+                    retiredBackwardSteps += current.generator.clockBackwardSteps();
+                    if (current.store != null) {
+                        current.store.close();
+                    }
+                }
+            }
+            Engine next;
+            try {
+                next = engines.start(newest, newest.block(), newest.lease(), newest.notBefore());
+            } catch (RuntimeException e) {
+                switchFailure = "cannot start issuing under " + newest.block().describe() + ", claimed after "
+                        + current.block.describe() + " was lost: " + e.getMessage();
+                LOG.log(Level.ERROR, "The ID generator " + switchFailure, e);
+                throw e;
+            }
+            switchFailure = null;
+            engine = next;
+            LOG.log(Level.WARNING, () -> "IDs are issued under " + next.block.describe() + " from now on ("
+                    + machineIdProvider.describe() + "), after " + current.block.describe() + " was lost"
+                    + (newest.notBefore().isPresent() ? "; they start after "
+                            + Instant.ofEpochMilli(newest.notBefore().getAsLong()) : ""));
+            return next;
+        }
+    }
+
+    /** The provider published a new grant: move to it now, so the node is ready again before the next call. */
+    private void moveAfterRegain() {
+        try {
+            moveToNewestGrant();
+        } catch (RuntimeException e) {
+            // Logged with the failure; the next call that the lost block refuses tries again.
+        }
+    }
+
+    /**
+     * After {@code current} refused a call: the generator of a newer block to try the call once more on, or the
+     * refusal itself.
+     */
+    private Engine retryAfter(Engine current, RuntimeException refusal) {
+        if (closed || current.grant == null) {
+            throw refusal;
+        }
+        Engine next;
+        try {
+            next = moveToNewestGrant();
+        } catch (RuntimeException e) {
+            refusal.addSuppressed(e);
+            throw refusal;
+        }
+        if (next != current) {
+            return next;
+        }
+        String failure = switchFailure;
+        if (current.retired && failure != null) {
+            throw new MachineIdUnavailableException("No ID is issued: this node " + failure, refusal);
+        }
+        throw refusal;
     }
 
     /** A builder with every setting at its default, except the machine ID, which has none. */
@@ -97,25 +255,45 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     @Override
     public long genId() {
-        return IdLayout.fromSlot(generator.next(), blockBits, constantBits);
+        Engine current = engine;
+        try {
+            return current.id(current.generator.next());
+        } catch (IllegalStateException refusal) {
+            // A lost block's MachineIdUnavailableException, or its generator closed by a move to a new block.
+            Engine next = retryAfter(current, refusal);
+            return next.id(next.generator.next());
+        }
     }
 
+    /** A batch from one block: refused part-way by a lost block, it is made again whole on the new one. */
     @Override
     public long[] genIds(int count) {
         if (count < 1 || count > MAX_BATCH) {
             throw new IllegalArgumentException("count must be in [1, " + MAX_BATCH + "], was " + count);
         }
         long[] ids = new long[count];
+        Engine current = engine;
+        try {
+            fill(current, ids);
+        } catch (IllegalStateException refusal) {
+            // The IDs filled so far were never handed out; none of them is returned with another block's.
+            fill(retryAfter(current, refusal), ids);
+        }
+        return ids;
+    }
+
+    private static void fill(Engine engine, long[] ids) {
+        TimeSeqGenerator generator = engine.generator;
+        int count = ids.length;
         int filled = 0;
         while (filled < count) {
             int wanted = count - filled;
             long first = generator.reserve(wanted);
             int granted = generator.granted(first, wanted);
             for (int i = 0; i < granted; i++) {
-                ids[filled++] = IdLayout.fromSlot(first + i, blockBits, constantBits);
+                ids[filled++] = engine.id(first + i);
             }
         }
-        return ids;
     }
 
     @Override
@@ -137,7 +315,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     /** Made with this node's first machine ID ({@link #machineId()}), gen-method, type and version. */
     @Override
     public long makeId(long time, long seq) {
-        return makeId(version, type.code(), genMethod.code(), time, seq, machineId);
+        return makeId(version, type.code(), genMethod.code(), time, seq, machineId());
     }
 
     @Override
@@ -164,14 +342,14 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return type;
     }
 
-    /** The machine ID this node issues under; with a block, its first. */
+    /** The machine ID this node issues under now (it changes when a lost one is replaced); with a block, its first. */
     public long machineId() {
-        return machineId;
+        return engine.block.first();
     }
 
-    /** The machine IDs this node issues under: a block of one unless a block size was set. */
+    /** The machine IDs this node issues under now: a block of one unless a block size was set. */
     public MachineIdBlock machineIdBlock() {
-        return block;
+        return engine.block;
     }
 
     /** Where the machine ID came from, as the provider describes it. */
@@ -196,42 +374,42 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     }
 
     public SequencerStrategy sequencerStrategy() {
-        return generator.strategy();
+        return engine.generator.strategy();
     }
 
-    /** How many IDs this service has issued since it was built. */
+    /** How many IDs this service has issued since it was built, under every block it held. */
     public long idsIssued() {
-        return generator.issued();
+        return retiredIssued + engine.generator.issued();
     }
 
-    /** The start of the time unit of the last ID issued, or null before the first. */
+    /** The start of the time unit of the last ID issued under the current block, or null before the first. */
     public Instant lastIssuedTime() {
-        return generator.lastTime();
+        return engine.generator.lastTime();
     }
 
     /** How many times a used-up unit made a caller wait for the next one. */
     public long exhaustedWaits() {
-        return generator.exhaustedWaits();
+        return retiredExhaustedWaits + engine.generator.exhaustedWaits();
     }
 
     /** The total time callers spent waiting for a new unit after one was used up. */
     public Duration exhaustedWaitTime() {
-        return generator.exhaustedWaitTime();
+        return Duration.ofNanos(retiredExhaustedWaitNanos).plus(engine.generator.exhaustedWaitTime());
     }
 
     /** How many times the clock was seen behind the last issued unit. */
     public long clockBackwardSteps() {
-        return generator.clockBackwardSteps();
+        return retiredBackwardSteps + engine.generator.clockBackwardSteps();
     }
 
     /** How far the clock is now behind the last issued unit; zero when it is not. */
     public Duration clockBehind() {
-        return generator.clockBehind();
+        return engine.generator.clockBehind();
     }
 
     /** The largest step back of the clock that is waited out rather than refused. */
     public Duration maxBackwardWait() {
-        return generator.maxBackwardWait();
+        return engine.generator.maxBackwardWait();
     }
 
     /**
@@ -239,7 +417,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
      * the time reserved before this service started), or empty when it would not.
      */
     public Optional<ClockMovedBackwardsException> clockRefusal() {
-        return Optional.ofNullable(generator.clockRefusal());
+        return Optional.ofNullable(engine.generator.clockRefusal());
     }
 
     /** Whether an ID can be issued now without a refusal for the clock. */
@@ -247,19 +425,23 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         return clockBehind().compareTo(maxBackwardWait()) <= 0;
     }
 
-    /** The lease on the machine ID; {@link MachineIdLease#forever()} for fixed IDs. */
+    /**
+     * The lease on the machine IDs IDs come from now; {@link MachineIdLease#forever()} for fixed IDs. After a loss it
+     * stays the lost one's (not held) until the service has moved to the block the provider claimed next.
+     */
     public MachineIdLease machineIdLease() {
-        return machineIdProvider.lease();
+        return engine.lease;
     }
 
-    /** Where the high-water mark is kept, or null when it is not persisted. */
+    /** Where the high-water mark of the current block is kept, or null when it is not persisted. */
     public TimestampStore timestampStore() {
-        return timestampStore;
+        TimestampStore own = engine.store;
+        return own != null ? own : timestampStore;
     }
 
     /** Whether {@link #close()} was called: the service then issues no ID. */
     public boolean isClosed() {
-        return generator.isClosed();
+        return closed;
     }
 
     /**
@@ -269,10 +451,21 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
      */
     @Override
     public void close() {
+        Engine last;
+        synchronized (switching) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            last = engine;
+        }
         try {
-            generator.close();
+            last.generator.close();
         } finally {
             try {
+                if (last.store != null && !last.retired) {
+                    last.store.close();
+                }
                 if (timestampStore != null) {
                     timestampStore.close();
                 }
@@ -284,8 +477,9 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     @Override
     public String toString() {
-        return "EmbeddedIdService[" + type + ", " + block.describe() + " (" + machineIdSource() + "), "
-                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + generator.strategy() + "]";
+        Engine current = engine;
+        return "EmbeddedIdService[" + type + ", " + current.block.describe() + " (" + machineIdSource() + "), "
+                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + current.generator.strategy() + "]";
     }
 
     /**
@@ -477,21 +671,36 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                     : genMethod == GenMethod.EMBEDDED ? MachineIdRange.EMBEDDED : MachineIdRange.SERVER;
             int blockSize = checkBlockSize(range, rangeSetting);
             MachineIdProvider provider = provider(range, rangeSetting);
-            TimestampStore store = null;
+            Engines engines = new Engines(sequencer, timeSource, layout, type, epoch, backwardWait, timestampStore,
+                    timestampStoreDirectory, persistStep, genMethod, version, provider);
+            TimestampStore store = timestampStore;
             boolean storeOpen = false;
             try {
                 // Inside the try: a provider may have started something (a heartbeat, a Curator client) before
                 // it failed, and closing it is what stops that.
                 MachineIdBlock block = acquire(provider, range, rangeSetting, blockSize);
-                store = timestampStore != null ? timestampStore : timestampStoreDirectory == null ? null
-                        : FileTimestampStore.forBlock(timestampStoreDirectory, type, block, genMethod, epoch);
+                MachineIdGrant grant = provider.grant().orElse(null);
+                MachineIdLease lease = provider.lease();
+                OptionalLong notBefore = provider.notBefore();
+                if (grant != null) {
+                    // Block, lease and mark read as one: should the provider have claimed anew since acquire returned,
+                    // the newest grant is what is held.
+                    block = checkBlock(provider, range, rangeSetting, blockSize, grant.block().first());
+                    lease = grant.lease();
+                    notBefore = grant.notBefore();
+                }
                 if (store != null) {
                     openStore(store, block);
                     storeOpen = true;
                 }
-                TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
-                        store, persistStep, block, provider);
-                return new EmbeddedIdService(this, provider, generator, store);
+                Engine engine = engines.start(grant, block, lease, notBefore);
+                EmbeddedIdService service = new EmbeddedIdService(this, provider, engines, engine, store);
+                if (grant != null) {
+                    provider.onRegain(service::moveAfterRegain);
+                    // A regain before the listener was in place is taken up here.
+                    service.moveAfterRegain();
+                }
+                return service;
             } catch (RuntimeException e) {
                 try {
                     if (storeOpen) {
@@ -535,6 +744,12 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                 throw new InvalidSettingException(settingPrefix + "machine-id.block-size", blockSize, "1 with the machine-ID"
                         + " provider " + provider.describe(), "is not supported: " + e.getMessage());
             }
+            return checkBlock(provider, range, rangeSetting, blockSize, first);
+        }
+
+        /** The block from {@code first}, once it is known to be one of the range's aligned blocks. */
+        private MachineIdBlock checkBlock(MachineIdProvider provider, MachineIdRange range, String rangeSetting,
+                int blockSize, long first) {
             if (!range.holdsBlock(first, blockSize)) {
                 throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
                         + " machine-ID provider hands out", "does not hold " + (blockSize == 1 ? "machine ID " + first
@@ -587,7 +802,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             InvalidSettingException.requireSet(settingPrefix + setting, value, allowed);
         }
 
-        private static void openStore(TimestampStore store, MachineIdBlock block) {
+        static void openStore(TimestampStore store, MachineIdBlock block) {
             try {
                 store.open();
             } catch (IllegalStateException e) {

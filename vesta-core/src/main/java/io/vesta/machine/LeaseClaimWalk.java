@@ -78,9 +78,20 @@ public final class LeaseClaimWalk {
         RuntimeException gaveUp(int rounds);
     }
 
-    /** Claims a block of {@code blockSize} machine IDs of {@code range} for {@code owner}. */
+    /** Claims a block of {@code blockSize} machine IDs of {@code range} for {@code owner}, at start-up. */
     public static <S, R extends Record, C, X extends Exception> C claim(MachineIdRange range, int blockSize, String owner,
             TimeSource timeSource, Store<S, R, C, X> store) throws X {
+        return claim(range, blockSize, owner, true, timeSource, store);
+    }
+
+    /**
+     * Claims a block of {@code blockSize} machine IDs of {@code range} for {@code owner}. At start-up
+     * ({@code takeOwnLive}) the owner's block is taken even while its lease runs: it is a previous run of this node.
+     * After a loss it is not: a live lease of the owner is then another process's (the one that took the block over),
+     * and taking it back would only take turns with it; the owner's block still comes first once its lease has ended.
+     */
+    public static <S, R extends Record, C, X extends Exception> C claim(MachineIdRange range, int blockSize, String owner,
+            boolean takeOwnLive, TimeSource timeSource, Store<S, R, C, X> store) throws X {
         long blocks = range.blocks(blockSize);
         int maxRounds = (int) blocks + 16;
         rounds:
@@ -92,7 +103,7 @@ public final class LeaseClaimWalk {
                 long index = range.blockIndex(record.machineId(), blockSize);
                 if (record.owner().equals(owner) && index < blocks) {
                     List<R> block = block(inRange, range.blockStart(index, blockSize), blockSize);
-                    if (!takeable(block, now, owner)) {
+                    if (!takeable(block, now, takeOwnLive ? owner : null)) {
                         continue; // another node holds part of the block this owner's record lies in
                     }
                     Attempt<C> own = store.take(snapshot, range.blockStart(index, blockSize), block, now);

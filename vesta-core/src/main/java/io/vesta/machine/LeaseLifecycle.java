@@ -33,7 +33,10 @@ import java.util.function.Supplier;
  * <li>{@link #close} revokes the lease before it reads the clock for the release, so every ID issued carries an
  *     earlier reading than the one the release writes; and it returns within its bound whatever the backend
  *     does, leaving a release that did not finish to the lease's own end.</li>
- * <li>{@link #lose} revokes the lease for good: only a new provider gets an ID again.</li>
+ * <li>{@link #lose} revokes the lease for good. With a {@link #regainWith regain} the node then claims a block again by
+ *     itself, retrying with a backoff, and {@link #regained} publishes it as a new {@link MachineIdGrant} with a
+ *     lease of its own: the lost lease is never renewed again, so a generator of the lost block never issues again,
+ *     and the new block's IDs start after its own {@code notBefore}.</li>
  * </ul>
  */
 public final class LeaseLifecycle {
@@ -45,6 +48,27 @@ public final class LeaseLifecycle {
      * out.
      */
     public static final int RENEWALS_PER_LEASE = 3;
+    /** The longest wait between two attempts to claim a block again after a loss. */
+    public static final Duration MAX_REGAIN_BACKOFF = Duration.ofSeconds(30);
+
+    /** The backend's part of a regain: claiming a block again after the lease was lost. */
+    @FunctionalInterface
+    public interface Regain {
+        /**
+         * One attempt to claim a block as acquire did, under the provider's own guard of its backend, recorded as the
+         * block the provider renews before it returns. Throws when no block could be had (the store unreachable, the
+         * range full): the lifecycle tries again later.
+         */
+        Regained claim() throws Exception;
+    }
+
+    /**
+     * A block claimed again: the lease runs to {@code heldUntil} (an end the backend confirmed) and its IDs start after
+     * {@code notBefore} (null for none). {@code giveBack} runs instead of publishing it when {@link #close} began
+     * while it was claimed: nothing was issued under it.
+     */
+    public record Regained(MachineIdBlock block, long heldUntil, Long notBefore, Runnable giveBack) {
+    }
 
     /** The backend's part of {@link #close}: giving the ID back. */
     @FunctionalInterface
@@ -61,7 +85,15 @@ public final class LeaseLifecycle {
     private final String renewal;
     private final TimeSource timeSource;
     private final System.Logger log;
-    private final MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
+    /** The lease before the first start: never held. */
+    private final MachineIdLease unstarted = new MachineIdLease(Long.MIN_VALUE);
+    /** The block held now, its lease and mark; null before the start. A regain replaces it whole. */
+    private volatile MachineIdGrant grant;
+    private final java.util.List<Runnable> regainListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private Regain regain;
+    private ScheduledExecutorService regains;
+    private Duration interval;
+    private Runnable renewalTask;
     /**
      * Guards {@code closed}, {@code lost}, the start and every change of the lease. Never held across a backend
      * call, so {@link #close} can revoke the lease at once.
@@ -90,9 +122,32 @@ public final class LeaseLifecycle {
         this.log = log;
     }
 
-    /** The lease the generator reads. */
+    /** The lease the generator reads: the current grant's, never held before the start. */
     public MachineIdLease lease() {
-        return lease;
+        MachineIdGrant current = grant;
+        return current == null ? unstarted : current.lease();
+    }
+
+    /** The block held now with its lease and mark; empty before the start. */
+    public java.util.Optional<MachineIdGrant> grant() {
+        return java.util.Optional.ofNullable(grant);
+    }
+
+    /**
+     * After a loss, claim a block again with {@code regain} rather than stay without one: one renewal interval after
+     * the loss, then with a backoff doubling from there up to {@link #MAX_REGAIN_BACKOFF}, until a claim succeeds or
+     * {@link #close} begins. Set once, before the start.
+     */
+    public LeaseLifecycle regainWith(Regain regain) {
+        synchronized (state) {
+            this.regain = regain;
+        }
+        return this;
+    }
+
+    /** Runs {@code listener} on the regain thread after each published regain. */
+    public void onRegain(Runnable listener) {
+        regainListeners.add(listener);
     }
 
     /** The ID once {@link #start} succeeded, else -1. */
@@ -105,7 +160,7 @@ public final class LeaseLifecycle {
         return closed;
     }
 
-    /** Whether {@link #lose} was called. */
+    /** Whether the lease was lost ({@link #lose}) and no block has been claimed again since. */
     public boolean isLost() {
         return lost;
     }
@@ -138,6 +193,17 @@ public final class LeaseLifecycle {
      * @throws IllegalStateException when an ID was started already
      */
     public boolean start(long machineId, long heldUntil, Duration interval, Runnable renewal) {
+        return start(MachineIdBlock.of(machineId), heldUntil, null, interval, renewal);
+    }
+
+    /**
+     * Publishes an acquired block as the first {@link MachineIdGrant}: the lease runs to {@code heldUntil} (an end the
+     * backend confirmed), its IDs start after {@code notBefore} (null for none), and {@code renewal} runs every
+     * {@code interval} on a daemon thread of its own. Returns false, and publishes nothing, when {@link #close} began
+     * while the block was being acquired: the caller gives it back.
+     * @throws IllegalStateException when an ID was started already
+     */
+    public boolean start(MachineIdBlock block, long heldUntil, Long notBefore, Duration interval, Runnable renewal) {
         synchronized (state) {
             if (this.machineId >= 0) {
                 throw new IllegalStateException("This lease already holds machine ID " + this.machineId);
@@ -145,19 +211,59 @@ public final class LeaseLifecycle {
             if (closed) {
                 return false;
             }
-            this.machineId = machineId;
-            lease.renew(heldUntil);
-            String name = "vesta-machine-id-" + this.renewal + "-" + scope + "-" + machineId;
-            ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(task -> {
-                Thread thread = new Thread(task, name);
-                thread.setDaemon(true);
-                return thread;
-            });
-            long millis = interval.toMillis();
-            executor.scheduleWithFixedDelay(() -> runQuietly(renewal), millis, millis, TimeUnit.MILLISECONDS);
-            renewals = executor;
+            this.interval = interval;
+            this.renewalTask = renewal;
+            publish(1, block, heldUntil, notBefore);
             return true;
         }
+    }
+
+    /** Under {@code state}: the new grant, and its renewals on a thread named after its block. */
+    private void publish(long number, MachineIdBlock block, long heldUntil, Long notBefore) {
+        this.machineId = block.first();
+        this.grant = new MachineIdGrant(number, block, new MachineIdLease(heldUntil),
+                notBefore == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(notBefore));
+        String name = "vesta-machine-id-" + this.renewal + "-" + scope + "-" + block.first();
+        renewals = daemonExecutor(name);
+        long millis = interval.toMillis();
+        Runnable task = renewalTask;
+        renewals.scheduleWithFixedDelay(() -> runQuietly(task), millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    private static ScheduledExecutorService daemonExecutor(String name) {
+        return Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Publishes a block the {@link Regain} claimed after a loss as a new {@link MachineIdGrant}, with a lease of its
+     * own to {@code heldUntil} and its IDs after {@code notBefore} (null for none), and renews it from now on. The
+     * lost lease stays revoked. Returns false, and publishes nothing, once {@link #close} began: the block is then
+     * given back.
+     * @throws IllegalStateException when the lease was not lost
+     */
+    boolean regained(MachineIdBlock block, long heldUntil, Long notBefore) {
+        MachineIdGrant published;
+        synchronized (state) {
+            if (closed) {
+                return false;
+            }
+            if (!lost) {
+                throw new IllegalStateException("Machine ID " + machineId + " is held: nothing to regain");
+            }
+            lost = false;
+            failing = false;
+            publish(grant.number() + 1, block, heldUntil, notBefore);
+            published = grant;
+        }
+        log.log(Level.WARNING, () -> "Claimed " + block.describe() + " (" + scope + ") after the previous machine ID was"
+                + " lost; owner '" + owner + "', lease until " + Instant.ofEpochMilli(heldUntil)
+                + (published.notBefore().isPresent() ? ", IDs start after "
+                        + Instant.ofEpochMilli(published.notBefore().getAsLong()) : ""));
+        return true;
     }
 
     private void runQuietly(Runnable task) {
@@ -180,7 +286,7 @@ public final class LeaseLifecycle {
             if (closed || lost) {
                 return false;
             }
-            lease.renew(heldUntil);
+            lease().renew(heldUntil);
         }
         if (failing) {
             failing = false;
@@ -194,6 +300,7 @@ public final class LeaseLifecycle {
      * Logs {@code failure} once per run of failures and returns whether the lease is still held at {@code now}.
      */
     public boolean renewalFailed(long now, String failure) {
+        MachineIdLease lease = lease();
         boolean held = lease.isHeldAt(now);
         if (!failing) {
             failing = true;
@@ -203,24 +310,83 @@ public final class LeaseLifecycle {
         return held;
     }
 
-    /** The ID is someone else's now: revokes the lease for good, stops the renewals and logs why, once. */
+    /**
+     * The ID is someone else's now: revokes the lease for good, stops the renewals and logs why, once per grant. With
+     * a {@link #regainWith regain}, starts claiming a block again.
+     */
     public void lose(String reason) {
-        String message = "machine ID " + machineId + " is no longer this node's (owner '" + owner + "'): " + reason
-                + "; build a new generator to get another ID";
+        long now = timeSource.currentTimeMillis();
+        MachineIdGrant current = grant;
+        String what = current == null ? "machine ID " + machineId : current.block().describe();
+        String message;
         ScheduledExecutorService executor;
         synchronized (state) {
             if (lost) {
                 return;
             }
             lost = true;
+            message = what + (current != null && current.block().size() > 1 ? " are" : " is") + " no longer this node's"
+                    + " (owner '" + owner + "'): " + reason + (regain != null && !closed
+                            ? "; this node claims another machine ID by itself" : "; build a new generator to get another ID");
             if (!closed) {
-                lease.revoke(message);
+                lease().revoke(message, now);
             }
             executor = renewals;
+            renewals = null;
+            if (regain != null && !closed) {
+                if (regains == null) {
+                    regains = daemonExecutor("vesta-machine-id-regain-" + scope);
+                }
+                // Not at once: one renewal interval lets a loss that is an operator's release, or a store that is
+                // settling, show itself before the claim reads it.
+                long first = interval.toMillis();
+                scheduleRegain(first, Math.min(first * 2, Math.max(first, MAX_REGAIN_BACKOFF.toMillis())));
+            }
         }
         log.log(Level.ERROR, message);
         if (executor != null) {
             executor.shutdown();
+        }
+    }
+
+    /** Under {@code state}: the next attempt to claim a block again, after {@code delay} ms. */
+    private void scheduleRegain(long delay, long nextDelay) {
+        try {
+            regains.schedule(() -> attemptRegain(nextDelay), delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // close() shut the executor down: nothing is claimed any more
+        }
+    }
+
+    private void attemptRegain(long nextDelay) {
+        if (closed || !lost) {
+            return;
+        }
+        Exception failure = null;
+        try {
+            Regained claimed = regain.claim();
+            if (!regained(claimed.block(), claimed.heldUntil(), claimed.notBefore())) {
+                claimed.giveBack().run();
+            }
+        } catch (Exception e) {
+            failure = e;
+        }
+        boolean back;
+        synchronized (state) {
+            back = !lost && !closed;
+            if (!back && !closed) {
+                scheduleRegain(nextDelay, Math.min(nextDelay * 2, Math.max(interval.toMillis(),
+                        MAX_REGAIN_BACKOFF.toMillis())));
+            }
+        }
+        if (back) {
+            for (Runnable listener : regainListeners) {
+                runQuietly(listener);
+            }
+        } else if (!closed) {
+            log.log(Level.WARNING, "Cannot claim a machine ID again (" + scope + ", owner '" + owner + "'): "
+                    + (failure == null ? "no block was published" : failure.getMessage()) + "; trying again in "
+                    + nextDelay + " ms. No ID is issued meanwhile.");
         }
     }
 
@@ -234,6 +400,7 @@ public final class LeaseLifecycle {
      */
     public boolean close(Duration bound, Release release, Supplier<String> unreleased) {
         ScheduledExecutorService executor;
+        ScheduledExecutorService regainer;
         boolean held;
         synchronized (state) {
             if (closed) {
@@ -241,15 +408,20 @@ public final class LeaseLifecycle {
             }
             closed = true;
             executor = renewals;
+            regainer = regains;
             held = machineId >= 0 && !lost;
             if (held) {
-                lease.revoke("the machine-ID provider was closed");
+                lease().revoke("the machine-ID provider was closed");
             }
         }
         // Read after the revocation: every ID issued before it carries an earlier clock reading.
         long now = timeSource.currentTimeMillis();
         if (executor != null) {
             executor.shutdownNow();
+        }
+        if (regainer != null) {
+            // A claim in the backend finds close() begun when it publishes, and gives its block back itself.
+            regainer.shutdownNow();
         }
         if (!held) {
             return true;

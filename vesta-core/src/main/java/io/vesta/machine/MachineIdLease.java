@@ -14,6 +14,7 @@ public final class MachineIdLease {
 
     private volatile long heldUntil;
     private volatile String lostReason;
+    private volatile long revokedAt = Long.MIN_VALUE;
 
     public MachineIdLease(long heldUntilEpochMillis) {
         this.heldUntil = heldUntilEpochMillis;
@@ -40,11 +41,29 @@ public final class MachineIdLease {
 
     /** Ends the lease now: no ID is issued until it is renewed. */
     public void revoke(String reason) {
+        revoke(reason, Long.MIN_VALUE);
+    }
+
+    /**
+     * Ends the lease at {@code epochMillis}, the time it is revoked: no ID is issued until it is renewed, and
+     * {@link #unheldSince()} counts from then.
+     */
+    public void revoke(String reason, long epochMillis) {
         if (this == FOREVER) {
             throw new UnsupportedOperationException("the lease of a fixed machine ID cannot change");
         }
+        this.revokedAt = epochMillis;
         this.lostReason = reason;
         this.heldUntil = Long.MIN_VALUE;
+    }
+
+    /**
+     * Since when (Unix milliseconds) the ID has not been held, for a lease not held now: when it was revoked, or the
+     * end it ran out at. {@code Long.MIN_VALUE} for a lease revoked without a time or never held.
+     */
+    public long unheldSince() {
+        long until = heldUntil;
+        return until == Long.MIN_VALUE ? revokedAt : until;
     }
 
     /** Whether the ID may be used at {@code epochMillis}. */

@@ -54,6 +54,23 @@ public interface MachineIdProvider extends AutoCloseable {
     }
 
     /**
+     * What the provider holds now, for a provider whose block can change while it is open: a leased provider that
+     * lost its block (taken over after a pause longer than the lease, ended by an operator) claims another by itself,
+     * as {@link #acquire} did, and publishes it here as a new grant; the generator then moves to it. Empty, the
+     * default, for a provider whose block is fixed from {@code acquire} on; empty too before {@code acquire}.
+     */
+    default Optional<MachineIdGrant> grant() {
+        return Optional.empty();
+    }
+
+    /**
+     * Registers {@code listener} to run, on the provider's own thread, each time the provider has published a new
+     * {@link #grant()} after a loss. It must not block for long. The default never calls it.
+     */
+    default void onRegain(Runnable listener) {
+    }
+
+    /**
      * The shared store's leases, for an operator to list and end ({@link MachineIdLeases}); empty for a provider
      * without one (the property and IP-list strategies). The default has none.
      */

@@ -71,12 +71,23 @@ public final class ReferenceCountedMachineIdProvider implements MachineIdProvide
         return provider.notBefore();
     }
 
-    /** Counts one user out; the last one closes the real provider, which releases the machine ID. */
+    /** The real provider's grant: every generator moves to the block the real provider claimed after a loss. */
+    @Override
+    public Optional<MachineIdGrant> grant() {
+        return provider.grant();
+    }
+
+    @Override
+    public void onRegain(Runnable listener) {
+        provider.onRegain(listener);
+    }
+
     @Override
     public Optional<MachineIdLeases> leases() {
         return provider.leases();
     }
 
+    /** Counts one user out; the last one closes the real provider, which releases the machine ID. */
     @Override
     public synchronized void close() {
         if (++closes == users) {

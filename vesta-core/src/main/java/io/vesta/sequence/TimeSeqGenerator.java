@@ -3,6 +3,7 @@ package io.vesta.sequence;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
@@ -46,9 +47,22 @@ public final class TimeSeqGenerator {
     public static TimeSeqGenerator start(SequencerStrategy strategy, TimeSource timeSource, IdLayout layout, Instant epoch,
             Duration maxBackwardWait, TimestampStore store, Duration persistStep, MachineIdBlock block,
             MachineIdProvider provider) {
-        OptionalLong notBefore = provider.notBefore();
+        return start(strategy, timeSource, layout, epoch, maxBackwardWait, store, persistStep, block, provider.lease(),
+                provider.notBefore(), provider.describe());
+    }
+
+    /**
+     * A generator for {@code block} under {@code lease}, checked before every ID, whose IDs come after
+     * {@code notBefore} (the mark of whoever held the block before; {@code source} names it in messages): the same
+     * start as {@link #start(SequencerStrategy, TimeSource, IdLayout, Instant, Duration, TimestampStore, Duration,
+     * MachineIdBlock, MachineIdProvider)}, for a block a provider claimed after it lost the one it acquired. The
+     * sequence starts fresh: nothing is shared with a generator of another block.
+     */
+    public static TimeSeqGenerator start(SequencerStrategy strategy, TimeSource timeSource, IdLayout layout, Instant epoch,
+            Duration maxBackwardWait, TimestampStore store, Duration persistStep, MachineIdBlock block,
+            MachineIdLease lease, OptionalLong notBefore, String source) {
         Timeline timeline = new Timeline(timeSource, layout, epoch, maxBackwardWait, store, persistStep, block,
-                provider.lease(), notBefore.isPresent() ? notBefore.getAsLong() : null, provider.describe());
+                lease, notBefore.isPresent() ? notBefore.getAsLong() : null, source);
         timeline.awaitRestartMark();
         return new TimeSeqGenerator(timeline, strategy, block);
     }

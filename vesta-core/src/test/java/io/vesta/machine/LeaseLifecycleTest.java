@@ -172,6 +172,83 @@ class LeaseLifecycleTest {
     }
 
     @Test
+    void aLostBlockIsClaimedAgainAsANewGrantWhoseLeaseIsItsOwnAndTheLostLeaseStaysRevoked() throws Exception {
+        MachineIdBlock lostBlock = new MachineIdBlock(4, 4);
+        MachineIdBlock newBlock = new MachineIdBlock(12, 4);
+        AtomicInteger attempts = new AtomicInteger();
+        AtomicReference<Thread> claimer = new AtomicReference<>();
+        lifecycle.regainWith(() -> {
+            claimer.set(Thread.currentThread());
+            if (attempts.incrementAndGet() < 3) {
+                throw new MachineIdUnavailableException("no block is free");
+            }
+            return new LeaseLifecycle.Regained(newBlock, now + 60_000, now + 5_000, () -> {
+                throw new AssertionError("published, not given back");
+            });
+        });
+        CountDownLatch told = new CountDownLatch(1);
+        lifecycle.onRegain(told::countDown);
+        assertThat(lifecycle.start(lostBlock, now + 30_000, null, Duration.ofMillis(10), () -> { })).isTrue();
+        MachineIdGrant first = lifecycle.grant().orElseThrow();
+        assertThat(first.number()).isEqualTo(1);
+        assertThat(first.block()).isEqualTo(lostBlock);
+        assertThat(first.notBefore()).isEmpty();
+
+        lifecycle.lose("the rows were taken over by node-b");
+        assertThat(first.lease().lostReason()).isEqualTo("machine IDs 4-7 are no longer this node's (owner 'node-a'):"
+                + " the rows were taken over by node-b; this node claims another machine ID by itself");
+        assertThat(first.lease().unheldSince()).isEqualTo(now);
+        assertThat(told.await(10, TimeUnit.SECONDS)).as("the listener runs after the regain").isTrue();
+
+        assertThat(attempts).as("two failed attempts, retried").hasValue(3);
+        assertThat(claimer.get().getName()).isEqualTo("vesta-machine-id-regain-ids");
+        MachineIdGrant second = lifecycle.grant().orElseThrow();
+        assertThat(second.number()).isEqualTo(2);
+        assertThat(second.block()).isEqualTo(newBlock);
+        assertThat(second.notBefore()).hasValue(now + 5_000);
+        assertThat(second.lease()).isNotSameAs(first.lease()).isSameAs(lifecycle.lease());
+        assertThat(second.lease().isHeldAt(now)).isTrue();
+        assertThat(lifecycle.machineId()).isEqualTo(12);
+        assertThat(lifecycle.isLost()).isFalse();
+        assertThat(lifecycle.renewTo(now + 90_000, () -> "renewed")).isTrue();
+        assertThat(first.lease().isHeldAt(now)).as("the lost lease is never renewed again").isFalse();
+        assertThat(second.lease().heldUntil()).isEqualTo(now + 90_000);
+    }
+
+    @Test
+    void aBlockClaimedAgainAfterCloseBeganIsNotPublished() throws Exception {
+        CountDownLatch claiming = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        CountDownLatch givenBack = new CountDownLatch(1);
+        lifecycle.regainWith(() -> {
+            claiming.countDown();
+            // A backend call that does not answer an interrupt, as a JDBC call need not.
+            for (;;) {
+                try {
+                    closed.await();
+                    break;
+                } catch (InterruptedException ignored) {
+                    // close() interrupts the claim; it goes on regardless
+                }
+            }
+            return new LeaseLifecycle.Regained(MachineIdBlock.of(9), now + 60_000, null, givenBack::countDown);
+        });
+        lifecycle.start(MachineIdBlock.of(3), now + 30_000, null, Duration.ofMillis(10), () -> { });
+        lifecycle.lose("taken over");
+        assertThat(claiming.await(10, TimeUnit.SECONDS)).isTrue();
+
+        lifecycle.close(Duration.ofSeconds(1), at -> {
+            throw new AssertionError("nothing is held to release");
+        }, () -> "");
+        closed.countDown();
+
+        assertThat(givenBack.await(10, TimeUnit.SECONDS)).as("a block claimed after close() began is given back").isTrue();
+        assertThat(lifecycle.grant().orElseThrow().number()).isEqualTo(1);
+        assertThat(lifecycle.lease().isHeldAt(now)).isFalse();
+        assertThat(lifecycle.machineId()).isEqualTo(3);
+    }
+
+    @Test
     void ownersMustBeSetNotBlankAndShortEnough() {
         assertThat(LeaseLifecycle.requireOwner("p.owner", "node-a", 6)).isEqualTo("node-a");
         assertRefused(() -> LeaseLifecycle.requireOwner("p.owner", "node-ab", 6), "p.owner", "node-ab",

@@ -133,6 +133,13 @@ public class VestaProperties {
     /** {@code vesta.machine-id.*}. */
     public static class MachineId {
 
+        /** The default of vesta.machine-id.liveness-timeout. */
+        public static final Duration DEFAULT_LIVENESS_TIMEOUT = Duration.ofMinutes(2);
+        /** The shortest vesta.machine-id.liveness-timeout. */
+        public static final Duration MIN_LIVENESS_TIMEOUT = Duration.ofSeconds(1);
+        /** The longest vesta.machine-id.liveness-timeout. */
+        public static final Duration MAX_LIVENESS_TIMEOUT = Duration.ofDays(1);
+
         /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table), redis (a lease in a shared Redis hash), zookeeper, or kubernetes-statefulset (the pod's ordinal). */
         private MachineIdStrategy strategy = MachineIdStrategy.PROPERTY;
 
@@ -149,6 +156,13 @@ public class VestaProperties {
          * the property strategy, vesta.machine-id.value must start one. Every node sharing a range should use the same size.
          */
         private int blockSize = EmbeddedIdService.DEFAULT_MACHINE_ID_BLOCK_SIZE;
+
+        /**
+         * How long a node may go without a held machine ID (its lease lost or run out, and no other one claimed yet)
+         * before the vestaLiveness health indicator reports DOWN, so that a platform restarts it. Meanwhile readiness
+         * (the vesta indicator) is DOWN and a leased strategy keeps claiming another machine ID with a backoff. 1s to 1d.
+         */
+        private Duration livenessTimeout = DEFAULT_LIVENESS_TIMEOUT;
 
         /** Machine IDs of embedded nodes (gen-method embedded). */
         private final Range embeddedRange = new Range(MachineIdRange.EMBEDDED);
@@ -206,6 +220,14 @@ public class VestaProperties {
 
         public void setBlockSize(int blockSize) {
             this.blockSize = blockSize;
+        }
+
+        public Duration getLivenessTimeout() {
+            return livenessTimeout;
+        }
+
+        public void setLivenessTimeout(Duration livenessTimeout) {
+            this.livenessTimeout = livenessTimeout;
         }
 
         public void setIpList(List<String> ipList) {

@@ -83,9 +83,11 @@ class ConfigurationMetadataDefaultsTests {
 
     /**
      * Defaults that belong to the Spring module alone: switches that turn a capability on, the strategy and mode
-     * choices, and where this application keeps its high-water marks.
+     * choices, where this application keeps its high-water marks, and when its liveness health gives up on a lost
+     * machine ID.
      */
     private static final Set<String> SPRING_DEFAULTS = Set.of("vesta.mode", "vesta.machine-id.strategy",
+            "vesta.machine-id.liveness-timeout",
             "vesta.time-store.enabled", "vesta.time-store.directory", "vesta.machine-id.db.initialize-schema",
             "vesta.client.fallback", "vesta.jackson.ids-as-strings", "vesta.segment.enabled",
             "vesta.segment.initialize-schema", "vesta.segment.auto-create", "vesta.segment.admin-enabled", "vesta.server.enabled",

@@ -6,6 +6,7 @@ import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseClaimWalk;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.MachineIdGrant;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
@@ -126,6 +127,9 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     private volatile String takenFrom;
     /** The machine IDs this node holds; set by acquire under the database lock, before the lifecycle publishes them. */
     private volatile MachineIdBlock block;
+    /** What acquire claimed in, so that a regain claims the same way; set under the database lock. */
+    private MachineIdRange range;
+    private int blockSize;
     /** The generation this node holds the row under; every write of ours is conditional on it. */
     private long generation;
     /** The highest lease expiry this node has tried to write, committed or not; read by close() for its log. */
@@ -144,7 +148,7 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         this.initializeSchema = builder.initializeSchema;
         this.timeSource = builder.timeSource;
         this.queryTimeoutSeconds = (int) Math.max(1, (leaseMillis + 999) / 1000);
-        this.lifecycle = new LeaseLifecycle(owner, table, "heartbeat", timeSource, LOG);
+        this.lifecycle = new LeaseLifecycle(owner, table, "heartbeat", timeSource, LOG).regainWith(this::regain);
         this.leases = new DbMachineIdLeases(dataSource, table, timeSource, queryTimeoutSeconds, id -> {
             MachineIdBlock held = block;
             return held != null && id >= held.first() && id <= held.last() && !lifecycle.isClosed() && !lifecycle.isLost();
@@ -208,34 +212,61 @@ public final class DbMachineIdProvider implements MachineIdProvider {
         database.lock();
         try {
             lifecycle.requireUnused("DbMachineIdProvider", () -> block.describe());
-            Claim claim;
-            try (Connection connection = dataSource.getConnection()) {
-                claim = inAutoCommit(connection, () -> {
-                    if (initializeSchema) {
-                        createTable(connection);
-                    }
-                    return claim(connection, range, blockSize);
-                });
-            } catch (SQLException e) {
-                throw new MachineIdUnavailableException("Cannot lease " + (blockSize == 1 ? "a machine ID" : "a block of "
-                        + blockSize + " machine IDs") + " from table " + table + " (range " + range + ", owner '" + owner
-                        + "'): " + e.getMessage(), e);
-            }
+            Claim claim = claimBlock(range, blockSize, initializeSchema, true);
+            this.range = range;
+            this.blockSize = blockSize;
             // Set before the start, under the database lock that heartbeats and the release take too; only the
             // start publishes the ID.
-            this.block = new MachineIdBlock(claim.machineId, blockSize);
-            this.generation = claim.generation;
-            this.lastWrittenExpiry = claim.expiry;
-            this.confirmedExpiry = claim.expiry;
-            this.notBefore = claim.notBefore;
-            this.takenFrom = claim.takenFrom;
-            if (!lifecycle.start(claim.machineId, claim.expiry, Duration.ofMillis(heartbeatMillis), this::heartbeat)) {
+            hold(claim, blockSize);
+            if (!lifecycle.start(block, claim.expiry, claim.notBefore, Duration.ofMillis(heartbeatMillis), this::heartbeat)) {
                 throw closedWhileAcquiring(claim);
             }
             LOG.log(Level.INFO, () -> "Leased " + block.describe() + " from table " + table + " as owner '" + owner
                     + "'" + (claim.takenFrom != null ? ", taken over from '" + claim.takenFrom + "' (IDs start after "
                     + Instant.ofEpochMilli(claim.notBefore) + ")" : "") + "; lease until " + Instant.ofEpochMilli(claim.expiry));
             return claim.machineId;
+        } finally {
+            database.unlock();
+        }
+    }
+
+    private Claim claimBlock(MachineIdRange range, int blockSize, boolean createTable, boolean takeOwnLive) {
+        try (Connection connection = dataSource.getConnection()) {
+            return inAutoCommit(connection, () -> {
+                if (createTable) {
+                    createTable(connection);
+                }
+                return claim(connection, range, blockSize, takeOwnLive);
+            });
+        } catch (SQLException e) {
+            throw new MachineIdUnavailableException("Cannot lease " + (blockSize == 1 ? "a machine ID" : "a block of "
+                    + blockSize + " machine IDs") + " from table " + table + " (range " + range + ", owner '" + owner
+                    + "'): " + e.getMessage(), e);
+        }
+    }
+
+    private void hold(Claim claim, int blockSize) {
+        this.block = new MachineIdBlock(claim.machineId, blockSize);
+        this.generation = claim.generation;
+        this.lastWrittenExpiry = claim.expiry;
+        this.confirmedExpiry = claim.expiry;
+        this.notBefore = claim.notBefore;
+        this.takenFrom = claim.takenFrom;
+    }
+
+    /**
+     * The lifecycle's regain after the rows were lost: the claim of acquire again, in the same range and block size
+     * (the row this owner last held if its lease has ended, else the lowest free block; never a live row of this owner,
+     * which is another process's), published as a new grant. A free row's
+     * {@code high_water} is its {@code notBefore}, as at a takeover.
+     */
+    private LeaseLifecycle.Regained regain() throws InterruptedException {
+        database.lockInterruptibly();
+        try {
+            Claim claim = claimBlock(range, blockSize, false, false);
+            hold(claim, blockSize);
+            return new LeaseLifecycle.Regained(block, claim.expiry, claim.notBefore,
+                    () -> LOG.log(Level.INFO, closedWhileAcquiring(claim).getMessage()));
         } finally {
             database.unlock();
         }
@@ -261,8 +292,8 @@ public final class DbMachineIdProvider implements MachineIdProvider {
                 + " from table " + table + "; " + outcome);
     }
 
-    private Claim claim(Connection connection, MachineIdRange range, int blockSize) throws SQLException {
-        return LeaseClaimWalk.claim(range, blockSize, owner, timeSource,
+    private Claim claim(Connection connection, MachineIdRange range, int blockSize, boolean takeOwnLive) throws SQLException {
+        return LeaseClaimWalk.claim(range, blockSize, owner, takeOwnLive, timeSource,
                 new LeaseClaimWalk.Store<NavigableMap<Long, Row>, Row, Claim, SQLException>() {
                     @Override
                     public NavigableMap<Long, Row> read() throws SQLException {
@@ -658,6 +689,17 @@ public final class DbMachineIdProvider implements MachineIdProvider {
     @Override
     public MachineIdLease lease() {
         return lifecycle.lease();
+    }
+
+    /** The rows held now; a new grant after this node lost its rows and claimed others by itself. */
+    @Override
+    public Optional<MachineIdGrant> grant() {
+        return lifecycle.grant();
+    }
+
+    @Override
+    public void onRegain(Runnable listener) {
+        lifecycle.onRegain(listener);
     }
 
     /** The table's leases, for an operator: every row of a range, and ending a dead holder's lease. */

@@ -946,6 +946,105 @@ abstract class DbMachineIdProviderContract {
         assertThat(provider(dataSource, "node-d", clock).acquire(range)).isEqualTo(4);
     }
 
+    /**
+     * Issue 22 item 4: a node whose row was taken over (it was cut off for longer than its lease) claims another row by
+     * itself and issues again, under the new machine ID only, after that row's high water, and never an ID the taker
+     * or the row's previous holder issued.
+     */
+    @Test
+    void aNodeWhoseRowWasTakenOverClaimsAnotherByItselfAndIssuesAgainWithoutRepeatingAnId() throws Exception {
+        ManualTimeSource clockA = new ManualTimeSource(T0);
+        TestDataSource dataSourceA = pooled(2);
+        // A renews on its own thread, often, so that it learns of the takeover and claims again within the test.
+        DbMachineIdProvider providerA = builder(dataSourceA, "node-a", clockA).heartbeat(Duration.ofMillis(100)).build();
+        toClose.add(providerA);
+        EmbeddedIdService a = service(providerA, clockA);
+        long lost = a.machineId();
+        Set<Long> fromA = new java.util.HashSet<>(Arrays.stream(a.genIds(1_000)).boxed().toList());
+        // Batches taken all along, through the loss and the regain: each must come whole from one machine ID.
+        List<long[]> batches = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread issuer = new Thread(() -> {
+            while (!stop.get()) {
+                try {
+                    batches.add(a.genIds(100));
+                } catch (MachineIdUnavailableException e) {
+                    // not held: the loss, before the regain
+                }
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "issuer");
+        issuer.start();
+
+        // A pauses (cut off from the database) past its lease. Meanwhile C held machine ID 1 for a while and closed,
+        // and B, whose clock is past A's lease, takes A's row over.
+        long highWaterOfA = rowValue(lost, "high_water");
+        dataSourceA.down(true);
+        ManualTimeSource clockC = new ManualTimeSource(T0.plusSeconds(60).plusMillis(500));
+        DbMachineIdProvider providerC = provider(pooled(1), "node-c", clockC);
+        EmbeddedIdService c = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdRange(new MachineIdRange(1, 1))
+                .machineIdProvider(providerC).timeSource(clockC).build();
+        toClose.add(c);
+        assertThat(c.machineId()).isEqualTo(1);
+        long[] fromC = c.genIds(1_000);
+        c.close();
+        long highWaterOfC = rowValue(1, "high_water");
+        ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(61));
+        EmbeddedIdService b = service(provider(pooled(1), "node-b", clockB), clockB);
+        assertThat(b.machineId()).isEqualTo(lost);
+        long[] fromB = b.genIds(1_000);
+
+        // A's pause ends: its clock has moved on, and its next heartbeat finds the row in B's hands.
+        clockA.set(T0.plusSeconds(61));
+        dataSourceA.down(false);
+        List<Long> again = new ArrayList<>();
+        awaitTrue("A issues again after its row was taken over", () -> {
+            try {
+                again.addAll(Arrays.stream(a.genIds(500)).boxed().toList());
+                return true;
+            } catch (MachineIdUnavailableException e) {
+                return false;
+            }
+        });
+        for (int i = 0; i < 20; i++) {
+            again.addAll(Arrays.stream(a.genIds(500)).boxed().toList());
+        }
+        stop.set(true);
+        issuer.join(10_000);
+
+        // The lowest free row is C's: A issues under it from its high water on, and only under it.
+        assertThat(a.machineId()).isEqualTo(1);
+        assertThat(again).hasSize(10_500).doesNotHaveDuplicates()
+                .allSatisfy(id -> assertThat(a.expId(id).machine()).isEqualTo(1));
+        long firstTime = again.stream().mapToLong(id -> a.expId(id).time()).min().orElseThrow();
+        assertThat(a.transTime(firstTime).toEpochMilli()).as("after the high water of the row A took")
+                .isGreaterThanOrEqualTo(highWaterOfC);
+        Set<Long> issuedBefore = new java.util.HashSet<>(fromA);
+        Arrays.stream(fromB).forEach(issuedBefore::add);
+        Arrays.stream(fromC).forEach(issuedBefore::add);
+        assertThat(again).as("IDs A issued again that A, B or C had issued").noneMatch(issuedBefore::contains);
+        List<Long> fromIssuer = new ArrayList<>();
+        synchronized (batches) {
+            for (long[] batch : batches) {
+                assertThat(Arrays.stream(batch).map(id -> a.expId(id).machine()).distinct().count())
+                        .as("machine IDs in one batch").isOne();
+                Arrays.stream(batch).forEach(fromIssuer::add);
+            }
+        }
+        assertThat(fromIssuer).as("the issuer's IDs").doesNotHaveDuplicates().noneMatch(again::contains)
+                .noneMatch(issuedBefore::contains);
+        assertThat(fromIssuer.stream().filter(id -> a.expId(id).machine() == lost))
+                .as("IDs of the lost row issued by A after the high water B took over from")
+                .allSatisfy(id -> assertThat(a.transTime(a.expId(id).time()).toEpochMilli()).isLessThan(highWaterOfA));
+        assertThat(a.machineIdLease().isHeldAt(clockA.currentTimeMillis())).isTrue();
+        assertThat(rowValue(1, "generation")).isEqualTo(2);
+        assertThat(b.genId()).as("B keeps the row it took").isPositive();
+    }
+
     EmbeddedIdService blockService(DbMachineIdProvider provider, TimeSource clock, int blockSize) {
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdRange(0, 923)
                 .machineIdProvider(provider).machineIdBlockSize(blockSize).timeSource(clock).build();

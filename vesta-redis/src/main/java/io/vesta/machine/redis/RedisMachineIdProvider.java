@@ -8,6 +8,7 @@ import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseClaimWalk;
 import io.vesta.machine.LeaseLifecycle;
 import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.MachineIdGrant;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
@@ -114,6 +115,9 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     private volatile Long notBefore;
     private volatile String takenFrom;
     private volatile MachineIdBlock block;
+    /** What acquire claimed in, so that a regain claims the same way; set under the redis lock. */
+    private MachineIdRange range;
+    private int blockSize;
     /** The fencing token of this node's claim; every write of ours presents it. */
     private String token;
     private long generation;
@@ -138,7 +142,7 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         RedisClient client = ownsClient ? builder.clientResources != null ? RedisClient.create(builder.clientResources)
                 : RedisClient.create() : builder.client;
         this.store = new RedisLeaseStore(client, builder.uri, ownsClient, key, builder.server, commandTimeout);
-        this.lifecycle = new LeaseLifecycle(owner, key, "heartbeat", timeSource, LOG);
+        this.lifecycle = new LeaseLifecycle(owner, key, "heartbeat", timeSource, LOG).regainWith(this::regain);
         this.leases = new RedisMachineIdLeases(store, timeSource, id -> {
             MachineIdBlock held = block;
             return held != null && id >= held.first() && id <= held.last() && !lifecycle.isClosed() && !lifecycle.isLost();
@@ -177,25 +181,11 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
         redis.lock();
         try {
             lifecycle.requireUnused("RedisMachineIdProvider", () -> block.describe());
-            Claim claim;
-            try {
-                claim = claim(range, blockSize);
-            } catch (RuntimeException e) {
-                if (e instanceof MachineIdUnavailableException unavailable && unavailable.getCause() == null) {
-                    throw unavailable;
-                }
-                throw new MachineIdUnavailableException("Cannot lease " + (blockSize == 1 ? "a machine ID" : "a block of "
-                        + blockSize + " machine IDs") + " from Redis " + store.describe() + " (range " + range + ", owner '"
-                        + owner + "'): " + e.getMessage(), e);
-            }
-            this.block = new MachineIdBlock(claim.machineId, blockSize);
-            this.token = claim.token;
-            this.generation = claim.generation;
-            this.lastWrittenExpiry = claim.expiry;
-            this.confirmedExpiry = claim.expiry;
-            this.notBefore = claim.notBefore;
-            this.takenFrom = claim.takenFrom;
-            if (!lifecycle.start(claim.machineId, claim.expiry, Duration.ofMillis(heartbeatMillis), this::heartbeat)) {
+            Claim claim = claimBlock(range, blockSize, true);
+            this.range = range;
+            this.blockSize = blockSize;
+            hold(claim, blockSize);
+            if (!lifecycle.start(block, claim.expiry, claim.notBefore, Duration.ofMillis(heartbeatMillis), this::heartbeat)) {
                 throw closedWhileAcquiring(claim);
             }
             LOG.log(Level.INFO, () -> "Leased " + block.describe() + " from Redis " + store.describe() + " as owner '" + owner
@@ -203,6 +193,46 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                     + (claim.notBefore != null ? " (IDs start after " + Instant.ofEpochMilli(claim.notBefore) + ")" : "")
                     + "; lease until " + Instant.ofEpochMilli(claim.expiry));
             return claim.machineId;
+        } finally {
+            redis.unlock();
+        }
+    }
+
+    private Claim claimBlock(MachineIdRange range, int blockSize, boolean takeOwnLive) {
+        try {
+            return claim(range, blockSize, takeOwnLive);
+        } catch (RuntimeException e) {
+            if (e instanceof MachineIdUnavailableException unavailable && unavailable.getCause() == null) {
+                throw unavailable;
+            }
+            throw new MachineIdUnavailableException("Cannot lease " + (blockSize == 1 ? "a machine ID" : "a block of "
+                    + blockSize + " machine IDs") + " from Redis " + store.describe() + " (range " + range + ", owner '"
+                    + owner + "'): " + e.getMessage(), e);
+        }
+    }
+
+    private void hold(Claim claim, int blockSize) {
+        this.block = new MachineIdBlock(claim.machineId, blockSize);
+        this.token = claim.token;
+        this.generation = claim.generation;
+        this.lastWrittenExpiry = claim.expiry;
+        this.confirmedExpiry = claim.expiry;
+        this.notBefore = claim.notBefore;
+        this.takenFrom = claim.takenFrom;
+    }
+
+    /**
+     * The lifecycle's regain after the entries were lost: the claim of acquire again, in the same range and block size
+     * (never a live entry of this owner, which is another process's), published as a new grant whose IDs start after the claimed entries' high water (and after the store's settling
+     * wait, as at any claim).
+     */
+    private LeaseLifecycle.Regained regain() throws InterruptedException {
+        redis.lockInterruptibly();
+        try {
+            Claim claim = claimBlock(range, blockSize, false);
+            hold(claim, blockSize);
+            return new LeaseLifecycle.Regained(block, claim.expiry, claim.notBefore,
+                    () -> LOG.log(Level.INFO, closedWhileAcquiring(claim).getMessage()));
         } finally {
             redis.unlock();
         }
@@ -226,8 +256,8 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
                 + " from Redis " + store.describe() + "; " + outcome);
     }
 
-    private Claim claim(MachineIdRange range, int blockSize) {
-        return LeaseClaimWalk.claim(range, blockSize, owner, timeSource,
+    private Claim claim(MachineIdRange range, int blockSize, boolean takeOwnLive) {
+        return LeaseClaimWalk.claim(range, blockSize, owner, takeOwnLive, timeSource,
                 new LeaseClaimWalk.Store<Snapshot, Entry, Claim, RuntimeException>() {
                     @Override
                     public Snapshot read() {
@@ -471,6 +501,17 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
     @Override
     public MachineIdLease lease() {
         return lifecycle.lease();
+    }
+
+    /** The entries held now; a new grant after this node lost its entries and claimed others by itself. */
+    @Override
+    public Optional<MachineIdGrant> grant() {
+        return lifecycle.grant();
+    }
+
+    @Override
+    public void onRegain(Runnable listener) {
+        lifecycle.onRegain(listener);
     }
 
     /** The hash's leases, for an operator: every machine ID of a range, and ending a dead holder's lease. */

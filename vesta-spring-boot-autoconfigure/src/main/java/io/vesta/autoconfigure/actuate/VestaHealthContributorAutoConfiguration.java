@@ -1,7 +1,9 @@
 package io.vesta.autoconfigure.actuate;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
+import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.autoconfigure.client.VestaClientAutoConfiguration;
 import io.vesta.autoconfigure.segment.VestaSegmentAutoConfiguration;
 import io.vesta.client.RemoteIdService;
@@ -18,7 +20,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Vesta's health indicators, when Spring Boot's health support is present and {@code management.health.vesta.enabled}
- * is not false: {@code vesta} for the ID service (embedded or client mode), {@code vestaSegments} for segment mode.
+ * is not false: {@code vesta} for the ID service (embedded or client mode), {@code vestaSegments} for segment mode, and
+ * {@code vestaLiveness} for an embedded generator's liveness group (DOWN after {@code vesta.machine-id.liveness-timeout}
+ * without a machine ID).
  */
 @AutoConfiguration(after = { VestaAutoConfiguration.class, VestaClientAutoConfiguration.class,
         VestaSegmentAutoConfiguration.class })
@@ -31,6 +35,17 @@ public final class VestaHealthContributorAutoConfiguration {
     @ConditionalOnMissingBean(name = "vestaHealthIndicator")
     VestaHealthIndicator vestaHealthIndicator(EmbeddedIdService idService, TimeSource timeSource) {
         return new VestaHealthIndicator(idService, timeSource);
+    }
+
+    @Bean
+    @ConditionalOnBean(EmbeddedIdService.class)
+    @ConditionalOnMissingBean(name = "vestaLivenessHealthIndicator")
+    VestaLivenessHealthIndicator vestaLivenessHealthIndicator(EmbeddedIdService idService, TimeSource timeSource,
+            VestaProperties properties) {
+        java.time.Duration timeout = InvalidSettingException.requireInRange("vesta.machine-id.liveness-timeout",
+                properties.getMachineId().getLivenessTimeout(), VestaProperties.MachineId.MIN_LIVENESS_TIMEOUT,
+                VestaProperties.MachineId.MAX_LIVENESS_TIMEOUT);
+        return new VestaLivenessHealthIndicator(idService, timeSource, timeout);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -53,6 +53,18 @@ class VestaActuatorAutoConfigurationTests {
     private final ApplicationContextRunner runner = withoutRegistry.withBean(SimpleMeterRegistry.class);
 
     @Test
+    void livenessIsUpWithAFixedMachineIdAndItsTimeoutIsCheckedNamingTheProperty() {
+        runner.run(context -> assertThat(context.getBean(VestaLivenessHealthIndicator.class).health(true).getStatus())
+                .isEqualTo(org.springframework.boot.health.contributor.Status.UP));
+        runner.withPropertyValues("vesta.machine-id.liveness-timeout=500ms")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOfSatisfying(io.vesta.InvalidSettingException.class, e -> {
+                            assertThat(e.setting()).isEqualTo("vesta.machine-id.liveness-timeout");
+                            assertThat(e.getMessage()).contains("500ms").contains("a duration in [1000ms, 86400000ms]");
+                        }));
+    }
+
+    @Test
     void endpointIsThereOnlyWhenExposedAsBootsOwnAre() {
         runner.run(context -> assertThat(context).doesNotHaveBean(VestaEndpoint.class));
         runner.withPropertyValues("management.endpoints.web.exposure.include=vesta")

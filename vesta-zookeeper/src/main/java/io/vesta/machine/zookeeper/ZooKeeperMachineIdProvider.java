@@ -3,8 +3,10 @@ package io.vesta.machine.zookeeper;
 import io.vesta.InvalidSettingException;
 import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseLifecycle;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdCacheFile;
 import io.vesta.machine.LeaseChangeRefusedException;
+import io.vesta.machine.MachineIdGrant;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
@@ -169,7 +171,7 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         this.cache = new MachineIdCacheFile(builder.cacheFile != null ? builder.cacheFile
                 : Path.of(System.getProperty("java.io.tmpdir"), "vesta", namespace, fileName(owner) + ".machine-id"));
         this.timeSource = builder.timeSource;
-        this.lifecycle = new LeaseLifecycle(owner, namespace, "report", timeSource, LOG);
+        this.lifecycle = new LeaseLifecycle(owner, namespace, "report", timeSource, LOG).regainWith(this::regain);
         this.namespacePath = "/vesta/" + namespace;
         this.foreverPath = namespacePath + "/forever";
         this.livePath = namespacePath + "/live/" + owner;
@@ -237,6 +239,19 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
             throw new MachineIdUnavailableException("Cannot register this node (owner '" + owner + "') under " + foreverPath
                     + " at " + where() + ": " + e, e);
         }
+        hold(registration);
+        if (!lifecycle.start(new MachineIdBlock(registration.machineId, blockSize), registration.until,
+                registration.notBefore, Duration.ofMillis(reportIntervalMillis), this::report)) {
+            // close() ran while this node registered, found no ID to give back, and did not wait for us (it
+            // takes no monitor): nothing was issued under the registration, so give the node back here.
+            String problem = release(timeSource.currentTimeMillis());
+            throw new IllegalStateException("This ZooKeeperMachineIdProvider was closed while it registered machine ID "
+                    + registration.machineId + " under " + registration.path + (problem == null ? "" : "; " + problem));
+        }
+        return machineId;
+    }
+
+    private void hold(Registration registration) {
         this.nodePath = registration.path;
         this.nodeVersion = registration.version;
         this.lastReported = registration.time;
@@ -248,14 +263,27 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         // Cached at once, from ZooKeeper or not: a run that started from the cache issues up to this lease end
         // without ZooKeeper knowing, and a restart on this host must start after it.
         writeCache(false);
-        if (!lifecycle.start(registration.machineId, registration.until, Duration.ofMillis(reportIntervalMillis), this::report)) {
-            // close() ran while this node registered, found no ID to give back, and did not wait for us (it
-            // takes no monitor): nothing was issued under the registration, so give the node back here.
-            String problem = release(timeSource.currentTimeMillis());
-            throw new IllegalStateException("This ZooKeeperMachineIdProvider was closed while it registered machine ID "
-                    + registration.machineId + " under " + registration.path + (problem == null ? "" : "; " + problem));
+    }
+
+    /**
+     * The lifecycle's regain after this node lost its machine ID: registers again as acquire does (its own node if it
+     * is still there, else a new sequence, else a reclaimed ID), published as a new grant. Only ever from ZooKeeper:
+     * the cache names the ID that was just lost.
+     */
+    private synchronized LeaseLifecycle.Regained regain() throws Exception {
+        if (!client.getZookeeperClient().isConnected()) {
+            throw new MachineIdUnavailableException("not connected to ZooKeeper at " + where() + "; a lost machine ID is"
+                    + " replaced only through ZooKeeper, never from the cache");
         }
-        return machineId;
+        Registration registration = register(range);
+        hold(registration);
+        return new LeaseLifecycle.Regained(new MachineIdBlock(registration.machineId, blockSize), registration.until,
+                registration.notBefore, () -> {
+                    // close() began while this node registered and found nothing to give back: nothing was issued.
+                    String problem = closingReport(timeSource.currentTimeMillis());
+                    LOG.log(Level.INFO, () -> "Closed while registering machine ID " + registration.machineId
+                            + " again under " + registration.path + (problem == null ? "" : "; " + problem));
+                });
     }
 
     private Registration register(MachineIdRange range) throws Exception {
@@ -678,6 +706,10 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
         if (lifecycle.isLost() || machineId < 0) {
             return null;
         }
+        return closingReport(now);
+    }
+
+    private synchronized String closingReport(long now) {
         // IDs carry clock readings before now (the lease was revoked before it was read) and never past the last
         // report's lease end, so the lease ends a millisecond after the later of now and the last report.
         long time = Math.max(now, lastReported);
@@ -753,6 +785,17 @@ public final class ZooKeeperMachineIdProvider implements MachineIdProvider {
     @Override
     public MachineIdLease lease() {
         return lifecycle.lease();
+    }
+
+    /** The machine ID held now; a new grant after this node lost its node and registered again by itself. */
+    @Override
+    public Optional<MachineIdGrant> grant() {
+        return lifecycle.grant();
+    }
+
+    @Override
+    public void onRegain(Runnable listener) {
+        lifecycle.onRegain(listener);
     }
 
     /**

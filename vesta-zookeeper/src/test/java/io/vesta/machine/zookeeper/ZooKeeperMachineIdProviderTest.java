@@ -447,20 +447,21 @@ class ZooKeeperMachineIdProviderTest {
 
         MachineIdLeases.Released released;
         long heldByA;
-        // A's reporter waits on A's monitor: the release lands between two of its reports.
+        ZooKeeperMachineIdProvider c = provider("10.0.0.3:8080", TimeSource.system());
+        // A's reporter, and the claim A makes again after its loss, wait on A's monitor: the release lands between two
+        // of its reports, and the third node claims before A can.
         synchronized (a) {
             heldByA = a.lease().heldUntil();
             released = leases.release(0, true);
-        }
-        assertThat(released.ended()).isTrue();
-        assertThat(released.before().highWater()).isEqualTo(java.time.Instant.ofEpochMilli(heldByA));
-        assertThat(a.report()).isFalse();
-        assertThatThrownBy(serviceA::genId).isInstanceOf(MachineIdUnavailableException.class)
-                .hasMessageContaining("was ended by an operator");
+            assertThat(released.ended()).isTrue();
+            assertThat(released.before().highWater()).isEqualTo(java.time.Instant.ofEpochMilli(heldByA));
+            assertThat(a.report()).isFalse();
+            assertThatThrownBy(serviceA::genId).isInstanceOf(MachineIdUnavailableException.class)
+                    .hasMessageContaining("was ended by an operator");
 
-        // A third node reclaims it at once, not after reclaimAfter (7 days), and starts after A's lease end.
-        ZooKeeperMachineIdProvider c = provider("10.0.0.3:8080", TimeSource.system());
-        assertThat(c.acquire(range)).isZero();
+            // A third node reclaims it at once, not after reclaimAfter (7 days), and starts after A's lease end.
+            assertThat(c.acquire(range)).isZero();
+        }
         assertThat(c.describe()).endsWith(", reclaimed from '10.0.0.1:8080')");
         assertThat(c.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
         assertThat(leases.list(range).get(0).owner()).isEqualTo("10.0.0.3:8080");
