@@ -45,7 +45,7 @@ class RedisLeaseRegainTest {
         admin = client.connect();
         key = "vesta-test:regain:" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         // Claimed on this server instance before, nothing lost: no claim waits out a lease.
-        admin.sync().hset(key, "store", RedisTestSupport.runId(admin) + "|0");
+        admin.sync().hset(key, "store", RedisTestSupport.instance(admin) + "|0");
     }
 
     @AfterEach
