@@ -6,6 +6,7 @@ import io.lettuce.core.RedisURI;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
+import io.vesta.layout.IdLayout;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
@@ -157,9 +158,10 @@ public final class ChaosNode {
                 } catch (MachineIdUnavailableException | ClockMovedBackwardsException e) {
                     MachineIdLease lease = service.machineIdLease();
                     long kind = e instanceof ClockMovedBackwardsException ? ChaosLog.LOSS_CLOCK
-                            : lease.lostReason() != null ? ChaosLog.LOSS_REVOKED
+                            : e instanceof Regained || lease.lostReason() != null ? ChaosLog.LOSS_REVOKED
                             : ChaosLog.LOSS_EXPIRED;
-                    log.record(ChaosLog.LOSS, System.currentTimeMillis(), service.machineId(), kind);
+                    log.record(ChaosLog.LOSS, System.currentTimeMillis(),
+                            e instanceof Regained regained ? regained.held : service.machineId(), kind);
                     System.err.println("attempt " + attempt + " stopped: " + e.getMessage());
                 } finally {
                     log.flush();
@@ -183,24 +185,38 @@ public final class ChaosNode {
      */
     private long issue(EmbeddedIdService service, ChaosLog.Writer log, Pacer pacer, long issued) throws IOException {
         long outageSince = -1;
+        // A service that lost its machine ID claims another by itself; the checker orders the holders of one machine
+        // ID by their acquisitions, so a node ends its attempt there and acquires anew, as a restarted node would.
+        long held = service.machineId();
         while (issued < maxIds) {
             long now = System.currentTimeMillis();
             if (now >= deadline) {
                 return issued;
             }
             try {
+                if (service.machineId() != held) {
+                    throw regained(service, held);
+                }
                 // Mostly single IDs, some batches: genIds reserves a run of a unit at once, a path of its own.
                 if (random.nextInt(16) == 0) {
                     long[] ids = service.genIds(2 + random.nextInt(63));
+                    if ((ids[0] & IdLayout.MAX_MACHINE) != held) {
+                        // Made under the machine ID claimed after the loss, which this attempt never acquired.
+                        throw regained(service, held);
+                    }
                     log.ids(ids);
                     issued += ids.length;
                 } else {
-                    log.id(service.genId());
+                    long id = service.genId();
+                    if ((id & IdLayout.MAX_MACHINE) != held) {
+                        throw regained(service, held);
+                    }
+                    log.id(id);
                     issued++;
                 }
             } catch (MachineIdUnavailableException e) {
                 MachineIdLease lease = service.machineIdLease();
-                if (lease.lostReason() != null) {
+                if (e instanceof Regained || lease.lostReason() != null) {
                     throw e;
                 }
                 if (outageSince < 0) {
@@ -221,6 +237,21 @@ public final class ChaosNode {
             pacer.pace(issued);
         }
         return issued;
+    }
+
+    private static Regained regained(EmbeddedIdService service, long held) {
+        return new Regained(held, service.machineId());
+    }
+
+    /** The service lost {@code held} and claimed another machine ID by itself: the attempt ends as after a loss. */
+    private static final class Regained extends MachineIdUnavailableException {
+
+        final long held;
+
+        Regained(long held, long now) {
+            super("machine ID " + held + " was lost and the service claimed machine ID " + now + " by itself");
+            this.held = held;
+        }
     }
 
     private MachineIdProvider newProvider() {
