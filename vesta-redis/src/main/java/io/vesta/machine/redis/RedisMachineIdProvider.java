@@ -223,8 +223,8 @@ public final class RedisMachineIdProvider implements MachineIdProvider {
 
     /**
      * The lifecycle's regain after the entries were lost: the claim of acquire again, in the same range and block size
-     * (never a live entry of this owner, which is another process's), published as a new grant whose IDs start after the claimed entries' high water (and after the store's settling
-     * wait, as at any claim).
+     * (never a live entry of this owner, which is another process's), published as a new grant whose IDs start after
+     * the claimed entries' high water (and after the store's settling wait, as at any claim).
      */
     private LeaseLifecycle.Regained regain() throws InterruptedException {
         redis.lockInterruptibly();

@@ -190,13 +190,7 @@ class RedisRestartTest {
         toClose.add(partition);
         RedisMachineIdProvider providerA = provider(partition.uri(), "node-a");
         EmbeddedIdService a = node(providerA);
-        RedisTestSupport.awaitTrue("A issues", () -> {
-            try {
-                return a.genId() > 0;
-            } catch (IllegalStateException e) {
-                return false;
-            }
-        });
+        awaitIssuing(a);
 
         // A renews its lease and is cut off; Redis dies and comes back empty, launched late in a second (killing it
         // takes some 100 ms).
@@ -238,13 +232,7 @@ class RedisRestartTest {
         toClose.add(replica);
         RedisMachineIdProvider providerA = provider(primary.uri(), "node-a");
         EmbeddedIdService a = node(providerA);
-        RedisTestSupport.awaitTrue("A issues", () -> {
-            try {
-                return a.genId() > 0;
-            } catch (IllegalStateException e) {
-                return false;
-            }
-        });
+        awaitIssuing(a);
         RedisClient admin = RedisClient.create(replica.uri());
         clients.add(admin);
         try (StatefulRedisConnection<String, String> connection = admin.connect()) {
@@ -275,13 +263,7 @@ class RedisRestartTest {
         toClose.add(link);
         RedisMachineIdProvider providerA = provider(front.uri(), "node-a");
         EmbeddedIdService a = node(providerA);
-        RedisTestSupport.awaitTrue("A issues", () -> {
-            try {
-                return a.genId() > 0;
-            } catch (IllegalStateException e) {
-                return false;
-            }
-        });
+        awaitIssuing(a);
         RedisClient admin = RedisClient.create();
         clients.add(admin);
         try (StatefulRedisConnection<String, String> toFirst = admin.connect(first.uri());
@@ -322,6 +304,17 @@ class RedisRestartTest {
         assertThat(providerB.notBefore().isPresent()).as(why).isTrue();
         assertThat(providerB.notBefore().getAsLong()).as("B's IDs start after A's lease ends (until %d), A's clock %d ms"
                 + " ahead", heldUntilA, SKEW.toMillis()).isGreaterThanOrEqualTo(heldUntilA + SKEW.toMillis());
+    }
+
+    /** Waits until {@code a} issues: a claim after a store change may wait out a lease first. */
+    private static void awaitIssuing(EmbeddedIdService a) throws InterruptedException {
+        RedisTestSupport.awaitTrue("A issues", () -> {
+            try {
+                return a.genId() > 0;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        });
     }
 
     private static long uptimeSeconds(StatefulRedisConnection<String, String> connection) {
@@ -377,13 +370,7 @@ class RedisRestartTest {
     void aPausedServerKeepsTheHolderIssuingUntilItsLeaseRunsOutAndItRecoversAfter() throws Exception {
         RedisServerProcess server = server(false);
         EmbeddedIdService a = node(server, "node-a");
-        RedisTestSupport.awaitTrue("A issues", () -> {
-            try {
-                return a.genId() > 0;
-            } catch (IllegalStateException e) {
-                return false;
-            }
-        });
+        awaitIssuing(a);
         server.pause();
         try {
             long pausedAt = System.currentTimeMillis();
