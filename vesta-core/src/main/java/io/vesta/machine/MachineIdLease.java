@@ -15,6 +15,8 @@ public final class MachineIdLease {
     private volatile long heldUntil;
     private volatile String lostReason;
     private volatile long revokedAt = Long.MIN_VALUE;
+    /** Set by {@link #end}: the lease is never held again. */
+    private volatile boolean ended;
 
     public MachineIdLease(long heldUntilEpochMillis) {
         this.heldUntil = heldUntilEpochMillis;
@@ -37,6 +39,33 @@ public final class MachineIdLease {
         }
         this.lostReason = null;
         this.heldUntil = epochMillis;
+    }
+
+    /**
+     * Extends the lease to {@code epochMillis}, an end the store confirmed, unless it was {@link #end ended}: a
+     * renewal that comes back from the store after its lease was lost or its provider closed never revives it.
+     * @return whether the lease was extended
+     */
+    public synchronized boolean extend(long epochMillis) {
+        if (ended) {
+            return false;
+        }
+        renew(epochMillis);
+        return true;
+    }
+
+    /**
+     * Ends the lease for good at {@code epochMillis}: no ID is issued under it again, whatever renews it afterwards
+     * through {@link #extend}.
+     */
+    public synchronized void end(String reason, long epochMillis) {
+        ended = true;
+        revoke(reason, epochMillis);
+    }
+
+    /** Whether the lease was {@link #end ended} for good. */
+    public boolean isEnded() {
+        return ended;
     }
 
     /** Ends the lease now: no ID is issued until it is renewed. */
