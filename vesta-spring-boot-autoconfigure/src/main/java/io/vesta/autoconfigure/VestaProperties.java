@@ -4,7 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdType;
 import io.vesta.layout.IdCodec;
-import io.vesta.machine.LeaseLifecycle;
+import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.redis.RedisMachineIdProvider;
@@ -268,7 +268,7 @@ public class VestaProperties {
         private String owner;
 
         /** How long a lease lasts without renewal; a node stops issuing when its lease runs out. 1s to 1h. */
-        private Duration lease = LeaseLifecycle.DEFAULT_LEASE;
+        private Duration lease = LeaseSettings.DEFAULT_LEASE;
 
         /** How often the lease is renewed; at most a third of the lease. Defaults to 5s. */
         // Unset means the provider's own default: its class is in vesta-jdbc, which need not be on the classpath.
@@ -331,7 +331,7 @@ public class VestaProperties {
         private String owner;
 
         /** How long a lease lasts without renewal; a node stops issuing when its lease runs out. The same on every node of a key. 1s to 1h. */
-        private Duration lease = LeaseLifecycle.DEFAULT_LEASE;
+        private Duration lease = LeaseSettings.DEFAULT_LEASE;
 
         /** How often the lease is renewed; at most a third of the lease. Defaults to 5s. */
         private Duration heartbeat;

@@ -6,7 +6,7 @@ import io.vesta.autoconfigure.mybatis.VestaMyBatisProperties;
 import io.vesta.autoconfigure.segment.VestaSegmentProperties;
 import io.vesta.client.RemoteIdService;
 import io.vesta.layout.IdCodec;
-import io.vesta.machine.LeaseLifecycle;
+import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.redis.RedisMachineIdProvider;
@@ -62,7 +62,7 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.max-clock-difference", ZooKeeperMachineIdProvider.DEFAULT_MAX_CLOCK_DIFFERENCE);
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.reclaim-after", ZooKeeperMachineIdProvider.DEFAULT_RECLAIM_AFTER);
         ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.connection-timeout", ZooKeeperMachineIdProvider.DEFAULT_CONNECTION_TIMEOUT);
-        ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.lease", LeaseLifecycle.DEFAULT_LEASE);
+        ENGINE_DEFAULTS.put("vesta.machine-id.zookeeper.lease", LeaseSettings.DEFAULT_LEASE);
         ENGINE_DEFAULTS.put("vesta.client.prefetch", RemoteIdService.DEFAULT_PREFETCH);
         ENGINE_DEFAULTS.put("vesta.client.max-prefetch", RemoteIdService.DEFAULT_MAX_PREFETCH);
         ENGINE_DEFAULTS.put("vesta.client.batch-lifetime", RemoteIdService.DEFAULT_BATCH_LIFETIME);
