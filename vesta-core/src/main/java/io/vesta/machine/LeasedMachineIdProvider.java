@@ -297,6 +297,9 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
                 long maxTicks = Math.max(1, MAX_REGAIN_BACKOFF.toMillis() / settings.renewal().toMillis());
                 regainBackoffTicks = Math.min(regainBackoffTicks * 2, maxTicks);
                 ticksToRegain = regainBackoffTicks;
+                if (closed) {
+                    return false; // close() interrupted the claim
+                }
                 log.log(Level.WARNING, "Cannot claim a machine ID again (" + backend.store() + ", owner '"
                         + settings.owner() + "'): " + e.getMessage() + "; trying again in "
                         + regainBackoffTicks * settings.renewal().toMillis() + " ms. No ID is issued meanwhile.");
