@@ -29,6 +29,10 @@ import java.util.regex.Pattern;
  * ID is also cached in a local file; when ZooKeeper cannot be reached at start-up the cached ID is used, so ZooKeeper
  * being down never stops a restart ({@link CachedMachineId}).
  *
+ * <p>With blocks ({@link #acquire(MachineIdRange, int)}), sequence {@code n} holds the range's aligned block {@code n}.
+ * A namespace records its block size beside its range start ({@link NamespaceRecord}), and a node with another block
+ * size is refused there, since the two would map sequences to overlapping IDs.
+ *
  * <p>When the sequence has passed the end of the range, a node takes over the ID of a node that has not
  * reported for {@code reclaimAfter} (7 days): pods whose addresses churn would otherwise use the range up.
  *
@@ -91,17 +95,6 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
     /** A provider on the application's Curator client, which it starts if needed but never closes. */
     public static Builder builder(CuratorFramework client) {
         return new Builder(null, client);
-    }
-
-    /**
-     * Registers like {@link #acquire(MachineIdRange)}, with a block of {@code blockSize} machine IDs per node: sequence
-     * {@code n} holds the range's aligned block {@code n}. A namespace records its block size beside its range start
-     * ({@link NamespaceRecord}), and a node with another block size is refused there, since the two would map
-     * sequences to overlapping IDs.
-     */
-    @Override
-    public long acquire(MachineIdRange range, int blockSize) {
-        return super.acquire(range, blockSize);
     }
 
     /**
