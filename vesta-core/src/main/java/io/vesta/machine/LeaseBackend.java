@@ -49,6 +49,8 @@ public interface LeaseBackend<F> {
      *         start after
      * @throws MachineIdUnavailableException when the store answered and no block can be had (the range full, every
      *         candidate taken before this node could take it); its message is shown as it is
+     * @throws IllegalArgumentException when the store cannot be used with {@code range} or {@code blockSize} (a
+     *         namespace recorded for another range, a machine ID recorded outside it); shown as it is
      * @throws Exception when the store could not be asked; the provider says what it was asked
      */
     LeaseClaim<F> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception;

@@ -133,7 +133,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     private LeaseClaim<F> claim(MachineIdRange range, int blockSize, boolean startUp) {
         try {
             return backend.claim(range, blockSize, startUp);
-        } catch (MachineIdUnavailableException e) {
+        } catch (MachineIdUnavailableException | IllegalArgumentException e) {
             throw e;
         } catch (Exception e) {
             if (e instanceof InterruptedException) {

@@ -50,7 +50,11 @@ class ZooKeeperLeaseRegainTest {
     }
 
     private ZooKeeperMachineIdProvider provider(String owner) {
-        ZooKeeperMachineIdProvider provider = ZooKeeperMachineIdProvider.builder(server.getConnectString())
+        return provider(owner, new HeldReports());
+    }
+
+    private ZooKeeperMachineIdProvider provider(String owner, HeldReports reports) {
+        ZooKeeperMachineIdProvider provider = ZooKeeperMachineIdProvider.builder(server.getConnectString()).timer(reports)
                 .namespace(namespace).owner(owner).timeSource(TimeSource.system())
                 .reportInterval(Duration.ofMillis(100)).reclaimAfter(Duration.ofSeconds(1))
                 .connectionTimeout(Duration.ofSeconds(3)).cacheFile(dir.resolve(owner + ".machine-id")).build();
@@ -73,7 +77,8 @@ class ZooKeeperLeaseRegainTest {
     @Test
     void aNodeWhoseIdWasReclaimedRegistersAgainAndIssuesUnderTheIdItGets() throws Exception {
         MachineIdRange range = new MachineIdRange(0, 1);
-        ZooKeeperMachineIdProvider providerA = provider("10.0.0.1:8080");
+        HeldReports reportsOfA = new HeldReports();
+        ZooKeeperMachineIdProvider providerA = provider("10.0.0.1:8080", reportsOfA);
         EmbeddedIdService a = service(providerA, range);
         assertThat(a.machineId()).isZero();
         long[] fromA = a.genIds(1_000);
@@ -84,8 +89,8 @@ class ZooKeeperLeaseRegainTest {
         long lastOfX = Arrays.stream(fromX).map(id -> x.expId(id).time()).max().orElseThrow();
 
         EmbeddedIdService c;
-        // Holding A's monitor keeps its reporter from writing: A is silent, as in a long pause.
-        synchronized (providerA) {
+        // Holding A's reports keeps its reporter from writing: A is silent, as in a long pause.
+        synchronized (reportsOfA) {
             Thread.sleep(1_300);
             c = service(provider("10.0.0.3:8080"), range);
         }

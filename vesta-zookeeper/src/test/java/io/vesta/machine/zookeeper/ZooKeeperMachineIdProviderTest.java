@@ -1,5 +1,6 @@
 package io.vesta.machine.zookeeper;
 
+import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,6 +58,7 @@ class ZooKeeperMachineIdProviderTest {
     Path dir;
     private String namespace;
     private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final java.util.Map<ZooKeeperMachineIdProvider, HeldReports> reports = new java.util.IdentityHashMap<>();
 
     @BeforeAll
     static void startServer() throws Exception {
@@ -94,9 +98,16 @@ class ZooKeeperMachineIdProviderTest {
     }
 
     private ZooKeeperMachineIdProvider provider(ZooKeeperMachineIdProvider.Builder builder) {
-        ZooKeeperMachineIdProvider provider = builder.build();
+        HeldReports held = new HeldReports();
+        ZooKeeperMachineIdProvider provider = builder.timer(held).build();
+        reports.put(provider, held);
         toClose.add(provider);
         return provider;
+    }
+
+    /** Holding its monitor keeps {@code provider}'s reporter from writing, and from registering again after a loss. */
+    private Object reports(ZooKeeperMachineIdProvider provider) {
+        return reports.get(provider);
     }
 
     private ZooKeeperMachineIdProvider provider(String owner, TimeSource clock) {
@@ -247,24 +258,16 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(repeated).as("IDs of the restart that repeat the closed run's").isEmpty();
     }
 
-    /** A report held up in Curator holds the provider's monitor; close() must neither wait for it nor let IDs out. */
+    /** A report held up in Curator holds the provider's store lock; close() must neither wait for it nor let IDs out. */
     @Test
     void closeReturnsWithinItsBoundWhileAReportIsHeldUp() throws Exception {
-        ZooKeeperMachineIdProvider provider = provider(builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
-                .connectionTimeout(Duration.ofMillis(200)));
-        provider.acquire(MachineIdRange.EMBEDDED);
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch letGo = new CountDownLatch(1);
-        Thread report = new Thread(() -> {
-            synchronized (provider) {
-                holding.countDown();
-                try {
-                    letGo.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        });
+        ZooKeeperMachineIdProvider provider = builder(server.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                .connectionTimeout(Duration.ofMillis(200)).build(backend -> heldUp(backend, "renew", holding, letGo));
+        toClose.add(provider);
+        provider.acquire(MachineIdRange.EMBEDDED);
+        Thread report = new Thread(provider::report);
         report.start();
         assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
 
@@ -279,6 +282,24 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(provider.lease().isHeldAt(System.currentTimeMillis())).isFalse();
         assertThat(provider.lease().lostReason()).isEqualTo("the machine-ID provider was closed");
         assertThat(provider.report()).as("no report after close()").isFalse();
+    }
+
+    /** {@code backend} whose calls of {@code method} wait for {@code letGo} once they counted {@code holding} down. */
+    @SuppressWarnings("unchecked")
+    private static LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> heldUp(LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>
+            backend, String method, CountDownLatch holding, CountDownLatch letGo) {
+        return (LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>) Proxy.newProxyInstance(LeaseBackend.class.getClassLoader(),
+                new Class<?>[] {LeaseBackend.class}, (proxy, called, args) -> {
+                    if (called.getName().equals(method)) {
+                        holding.countDown();
+                        letGo.await();
+                    }
+                    try {
+                        return called.invoke(backend, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Test
@@ -335,10 +356,16 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(close.acquire(MachineIdRange.EMBEDDED)).isEqualTo(2);
     }
 
+    /**
+     * The first run closes before ZooKeeper goes down. Under load its closing report may miss the close bound, and the
+     * cached start then starts after the last report's lease end instead (see the next test): the first run's lease is
+     * short and the test waits it out, so that the test holds either way.
+     */
     @Test
     void whenZooKeeperIsUnreachableAtStartUpTheCachedIdIsUsedUntilZooKeeperConfirmsIt() throws Exception {
         try (TestingServer own = new TestingServer(loopback(), true)) {
-            ZooKeeperMachineIdProvider first = provider(own.getConnectString(), "10.0.0.1:8080");
+            ZooKeeperMachineIdProvider first = provider(builder(own.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                    .connectionTimeout(Duration.ofSeconds(1)).lease(Duration.ofMillis(600)));
             long id = service(first, TimeSource.system()).machineId();
             first.close();
             own.stop();
@@ -347,6 +374,8 @@ class ZooKeeperMachineIdProviderTest {
             EmbeddedIdService service = service(cached, TimeSource.system());
             assertThat(service.machineId()).isEqualTo(id);
             assertThat(service.machineIdSource()).contains("from the cache " + dir.resolve("10.0.0.1:8080.machine-id"));
+            awaitTrue("the clock passes the cached lease end", () -> cached.notBefore().orElseThrow()
+                    < System.currentTimeMillis());
             assertThat(service.genId()).isPositive();
 
             ZooKeeperMachineIdProvider stranger = provider(own.getConnectString(), "10.0.0.2:8080");
@@ -359,6 +388,41 @@ class ZooKeeperMachineIdProviderTest {
             own.restart();
             awaitTrue("ZooKeeper confirms the cached ID", () -> cached.report() && !service.machineIdSource().contains("cache"));
             assertThat(service.genId()).isPositive();
+            closeAll();
+        }
+    }
+
+    /**
+     * The flake of the test above, made certain: a closing report that does not land within the close bound (held up
+     * here; a loaded machine's ZooKeeper does it by itself) leaves the cache at the last report's lease end, and a
+     * start from the cache issues only after it, whatever the first run issued up to its close.
+     */
+    @Test
+    void aStartFromTheCacheAfterAClosingReportThatDidNotLandStartsAfterTheLastLeaseEnd() throws Exception {
+        try (TestingServer own = new TestingServer(loopback(), true)) {
+            CountDownLatch releasing = new CountDownLatch(1);
+            CountDownLatch letGo = new CountDownLatch(1);
+            ZooKeeperMachineIdProvider first = builder(own.getConnectString(), "10.0.0.1:8080", TimeSource.system())
+                    .connectionTimeout(Duration.ofMillis(200)).lease(Duration.ofMillis(600))
+                    .build(backend -> heldUp(backend, "release", releasing, letGo));
+            toClose.add(first);
+            EmbeddedIdService a = service(first, TimeSource.system());
+            long lastOfFirst = a.transTime(a.expId(a.genIds(1_000)[999]).time()).toEpochMilli();
+            long heldByFirst = first.lease().heldUntil();
+            first.close();
+            assertThat(releasing.getCount()).as("close() began the release").isZero();
+            own.stop();
+            letGo.countDown();
+
+            ZooKeeperMachineIdProvider cached = provider(own.getConnectString(), "10.0.0.1:8080");
+            EmbeddedIdService service = service(cached, TimeSource.system());
+            assertThat(service.machineId()).isEqualTo(a.machineId());
+            assertThat(cached.notBefore().orElseThrow()).as("after the last lease end the first run reported")
+                    .isGreaterThanOrEqualTo(heldByFirst).isGreaterThan(lastOfFirst);
+            awaitTrue("the clock passes the cached lease end", () -> cached.notBefore().orElseThrow()
+                    < System.currentTimeMillis());
+            assertThat(service.transTime(service.expId(service.genId()).time()).toEpochMilli())
+                    .isGreaterThanOrEqualTo(cached.notBefore().orElseThrow());
             closeAll();
         }
     }
@@ -448,9 +512,9 @@ class ZooKeeperMachineIdProviderTest {
         MachineIdLeases.Released released;
         long heldByA;
         ZooKeeperMachineIdProvider c = provider("10.0.0.3:8080", TimeSource.system());
-        // A's reporter, and the claim A makes again after its loss, wait on A's monitor: the release lands between two
+        // A's reporter, and the claim A makes again after its loss, wait on A's held reports: the release lands between two
         // of its reports, and the third node claims before A can.
-        synchronized (a) {
+        synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             released = leases.release(0, true);
             assertThat(released.ended()).isTrue();
@@ -480,7 +544,7 @@ class ZooKeeperMachineIdProviderTest {
         ZooKeeperMachineIdProvider admin = provider("10.0.0.2:8080", TimeSource.system());
         assertThat(admin.acquire(range)).isEqualTo(1);
         long heldByA;
-        synchronized (a) {
+        synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             assertThat(admin.leases().orElseThrow().release(0, true).ended()).isTrue();
         }
@@ -510,7 +574,7 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(admin.acquire(range)).isEqualTo(1);
         MachineIdLeases leases = admin.leases().orElseThrow();
         long heldByA;
-        synchronized (a) {
+        synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             assertThat(leases.release(0, true).ended()).isTrue();
         }
@@ -519,7 +583,7 @@ class ZooKeeperMachineIdProviderTest {
                 .maxClockDifference(Duration.ofMinutes(1)));
         assertThat(b.acquire(range)).isZero();
         assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
-        synchronized (b) {
+        synchronized (reports(b)) {
             assertThat(b.report()).isTrue();
             assertThat(leases.list(range).get(0).highWater().toEpochMilli()).as("the lease end B reported")
                     .isGreaterThanOrEqualTo(heldByA);
@@ -555,8 +619,8 @@ class ZooKeeperMachineIdProviderTest {
                 .reclaimAfter(Duration.ofSeconds(1)));
         long heldByA;
         long id;
-        // Holding A's monitor keeps its reporter from writing: A is cut off from ZooKeeper while B reports on.
-        synchronized (a) {
+        // Holding A's reports keeps its reporter from writing: A is cut off from ZooKeeper while B reports on.
+        synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             Thread.sleep(1_300);
             id = c.acquire(range);
