@@ -3,16 +3,18 @@ package io.vesta.machine.redis;
 import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseClaim;
 import io.vesta.machine.LeaseClaimWalk;
+import io.vesta.machine.LeaseEnding;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
 import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
+import io.vesta.machine.MachineIdLeases.Released;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.redis.RedisLeaseStore.Entry;
 import io.vesta.machine.redis.RedisLeaseStore.Snapshot;
 import io.vesta.machine.redis.RedisLeaseStore.StoreMark;
-import io.vesta.machine.redis.RedisLeaseStore.Write;
 import io.vesta.time.TimeSource;
 
 import java.lang.System.Logger.Level;
@@ -27,8 +29,8 @@ import java.util.function.LongPredicate;
 
 /**
  * The Redis hash's part of a {@link RedisMachineIdProvider} (see there for the protocol): a claim in one script that
- * writes a new fencing token and the store mark, renewals and the release fenced by that token, and the wait after
- * Redis may have lost acknowledged writes.
+ * writes a new fencing token and the store mark, renewals and the release fenced by that token, the wait after
+ * Redis may have lost acknowledged writes, and the operator's view of the leases.
  */
 final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
 
@@ -85,8 +87,8 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
                     }
 
                     @Override
-                    public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, long first, List<Entry> block,
-                            long now) {
+                    public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, long first,
+                            List<Entry> block, long now) {
                         // The wait after a store change is measured from a reading taken after the read, so that
                         // the server's uptime it subtracts can never cover more than has passed.
                         return takeBlock(snapshot, settle(snapshot, timeSource.currentTimeMillis()), first, block, now);
@@ -95,16 +97,12 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
                     @Override
                     public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Entry> entries,
                             long now) {
-                        return RedisLeaseBackend.this.rangeFull(range, blockSize, entries, now);
+                        return LeaseClaimWalk.rangeFull(store(), "entries", range, blockSize, entries, now);
                     }
 
                     @Override
                     public RuntimeException gaveUp(int rounds) {
-                        return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
-                                : "a block of " + blockSize + " machine IDs") + " from " + store() + " (range " + range
-                                + ") after " + rounds + " rounds in which every candidate changed before this node"
-                                + " could take it (other nodes claiming the same IDs, or a live process of owner '" + owner
-                                + "' renewing its entry)");
+                        return LeaseClaimWalk.gaveUp(store(), "entry", owner, range, blockSize, rounds);
                     }
                 });
     }
@@ -145,22 +143,6 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
         return new Settle(mark, mark.settleUntil() > now ? store() + " restarted or failed over recently" : null);
     }
 
-    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Collection<Entry> inRange,
-            long now) {
-        long live = inRange.stream().filter(e -> e.leaseExpiry() > now).count();
-        long nextExpiry = inRange.stream().mapToLong(Entry::leaseExpiry).filter(e -> e > now).min().orElse(now);
-        if (blockSize == 1) {
-            return new MachineIdUnavailableException("No machine ID is free in range " + range + " of " + store() + ": "
-                    + live + " entries hold a live lease on all " + range.size() + " IDs of the range (the first lease"
-                    + " ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the range, or wait for a"
-                    + " lease to end.");
-        }
-        return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range " + range
-                + " of " + store() + ": each of its " + range.blocks(blockSize) + " blocks has a live lease on at least"
-                + " one of its IDs (" + live + " live entries; the first lease ends at " + Instant.ofEpochMilli(nextExpiry)
-                + "). Stop a node, widen the range, lower the block size, or wait for a lease to end.");
-    }
-
     /** Takes every machine ID of a block in one script, or none. */
     private LeaseClaimWalk.Attempt<LeaseClaim<Fence>> takeBlock(Snapshot snapshot, Settle settle, long first,
             List<Entry> block, long now) {
@@ -185,12 +167,7 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
         // The high water never drops below the one taken over: after an operator's end the entry's expiry is the
         // operator's clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
         LeaseClaim<Fence> claim = new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, mark, from, fence);
-        List<Entry> written = entries(claim, expiry, claim.highWater(expiry));
-        List<Write> writes = new ArrayList<>(block.size());
-        for (int offset = 0; offset < block.size(); offset++) {
-            writes.add(new Write(block.get(offset), written.get(offset)));
-        }
-        String result = store.claim(snapshot.runId(), snapshot.store(), settle.mark.encode(), writes);
+        String result = store.claim(snapshot, settle.mark, block, entries(claim, expiry, claim.highWater(expiry)));
         if ("ok".equals(result)) {
             if (waits) {
                 Long settled = mark;
@@ -222,7 +199,8 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
         MachineIdBlock block = held.block();
         long generation = held.fence().generation();
         long machineId = Long.parseLong(result.substring(result.indexOf(':') + 1));
-        String which = block.size() == 1 ? "its entry" : "the entry of machine ID " + machineId + " of its block " + block;
+        String which = block.size() == 1 ? "its entry"
+                : "the entry of machine ID " + machineId + " of its block " + block;
         if (result.startsWith("gone:")) {
             return which + " in " + store() + " is gone: the server lost its data (a restart without"
                     + " persistence, a failover, FLUSHALL or eviction) or the key was deleted";
@@ -247,8 +225,8 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
                     + now.generation() + ", this node held generation " + generation + ") after this node could not"
                     + " renew its lease in time";
         }
-        return store() + " shows " + it + " held by owner '" + now.owner() + "' under another fencing token (generation "
-                + now.generation() + "): claimed anew after Redis lost this node's entry";
+        return store() + " shows " + it + " held by owner '" + now.owner() + "' under another fencing token"
+                + " (generation " + now.generation() + "): claimed anew after Redis lost this node's entry";
     }
 
     /** If the entries were taken over meanwhile, the token makes this write match nothing. */
@@ -257,9 +235,79 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
         return "ok".equals(store.renew(held.fence().token(), entries(held, now, highWater)));
     }
 
+    /**
+     * The hash's entries as an operator sees them, and ending a lease: one script (end.lua) gives every live entry that
+     * carries the holder's fencing token (a block shares one) lease expiry now, the next generation and a new token,
+     * keeping its high water. The holder's next renewal presents the old token, matches nothing and stops it for good;
+     * whoever takes an entry next starts after that high water, which bounds everything the holder could issue. A
+     * renewal that lands first only raises the high water the script keeps.
+     */
     @Override
     public MachineIdLeases leases(LongPredicate heldHere) {
-        return new RedisMachineIdLeases(store, timeSource, heldHere);
+        return new MachineIdLeases() {
+            @Override
+            public String describe() {
+                return "redis " + store.describe();
+            }
+
+            @Override
+            public List<MachineIdLeaseInfo> list(MachineIdRange range) {
+                NavigableMap<Long, Entry> entries = read("read the leases of range " + range);
+                long now = timeSource.currentTimeMillis();
+                List<MachineIdLeaseInfo> leases = new ArrayList<>((int) range.size());
+                for (long id = range.min(); id <= range.max(); id++) {
+                    leases.add(info(entries.get(id), id, now, heldHere));
+                }
+                return leases;
+            }
+
+            @Override
+            public Released release(long machineId, boolean force) {
+                long now = timeSource.currentTimeMillis();
+                Entry entry = read("end the lease on machine ID " + machineId).get(machineId);
+                if (entry == null) {
+                    throw new IllegalArgumentException(store() + " has no lease on machine ID " + machineId + ": it was"
+                            + " never leased, so any node may take it");
+                }
+                MachineIdLeaseInfo before = info(entry, machineId, now, heldHere);
+                Released unchanged = LeaseEnding.check(before, force);
+                if (unchanged != null) {
+                    return unchanged;
+                }
+                long ended;
+                try {
+                    ended = store.end(entry.token(), now, UUID.randomUUID().toString());
+                } catch (RuntimeException e) {
+                    throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " in "
+                            + store() + ": " + e.getMessage(), e);
+                }
+                if (ended == 0) {
+                    throw LeaseEnding.changed(machineId);
+                }
+                Entry after = read("read the lease on machine ID " + machineId).get(machineId);
+                return LeaseEnding.ended(before, info(after, machineId, now, heldHere), ended, "entries", store(), LOG);
+            }
+        };
+    }
+
+    /** Every entry of the hash, for an operator; {@code what} was asked when Redis cannot be read. */
+    private NavigableMap<Long, Entry> read(String what) {
+        try {
+            return store.read().entries();
+        } catch (MachineIdUnavailableException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new MachineIdUnavailableException("Cannot " + what + " from " + store() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static MachineIdLeaseInfo info(Entry entry, long machineId, long now, LongPredicate heldHere) {
+        if (entry == null) {
+            return MachineIdLeaseInfo.free(machineId);
+        }
+        return new MachineIdLeaseInfo(machineId, entry.leaseExpiry() > now ? MachineIdLeaseInfo.State.LIVE
+                : MachineIdLeaseInfo.State.EXPIRED, entry.owner(), Instant.ofEpochMilli(entry.leaseExpiry()),
+                Instant.ofEpochMilli(entry.highWater()), entry.generation(), heldHere.test(machineId));
     }
 
     /** The command timeout plus the second close() may wait for a heartbeat that is in Redis. */

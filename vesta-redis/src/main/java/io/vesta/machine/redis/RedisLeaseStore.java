@@ -123,23 +123,27 @@ class RedisLeaseStore implements AutoCloseable {
     }
 
     /**
-     * Takes the entries of {@code writes} if each still holds what was read and the server and store mark are those
-     * read: {@code "ok"}, {@code "store"} or {@code "changed"} (see claim.lua).
+     * Takes a block, {@code written}, if each of its machine IDs still holds its entry of {@code read} (null for none)
+     * and the server and its store mark are those of {@code snapshot}, writing {@code mark}: {@code "ok"},
+     * {@code "store"} or {@code "changed"} (see claim.lua).
      */
-    String claim(String runId, String storeRead, String storeWritten, List<Write> writes) {
-        List<String> args = new ArrayList<>(3 + 3 * writes.size());
-        args.add(runId);
-        args.add(storeRead == null ? "" : storeRead);
-        args.add(storeWritten);
-        for (Write write : writes) {
-            args.add(Long.toString(write.written().machineId()));
-            args.add(write.read() == null ? "" : write.read().raw());
-            args.add(write.written().encode());
+    String claim(Snapshot snapshot, StoreMark mark, List<Entry> read, List<Entry> written) {
+        List<String> args = new ArrayList<>(3 + 3 * written.size());
+        args.add(snapshot.runId());
+        args.add(snapshot.store() == null ? "" : snapshot.store());
+        args.add(mark.encode());
+        for (int i = 0; i < written.size(); i++) {
+            args.add(Long.toString(written.get(i).machineId()));
+            args.add(read.get(i) == null ? "" : read.get(i).raw());
+            args.add(written.get(i).encode());
         }
         return commands().eval(CLAIM, ScriptOutputType.VALUE, new String[] { key }, args.toArray(String[]::new));
     }
 
-    /** Writes {@code entries} if each still carries {@code token}: {@code "ok"}, {@code "gone:<id>"} or {@code "moved:<id>"}. */
+    /**
+     * Writes {@code entries} if each still carries {@code token}: {@code "ok"}, {@code "gone:<id>"} or
+     * {@code "moved:<id>"}.
+     */
     String renew(String token, List<Entry> entries) {
         List<String> args = new ArrayList<>(1 + 2 * entries.size());
         args.add(token);
@@ -152,8 +156,8 @@ class RedisLeaseStore implements AutoCloseable {
 
     /** Ends every live entry carrying {@code token} (see end.lua); how many it ended. */
     long end(String token, long now, String newToken) {
-        Long ended = commands().eval(END, ScriptOutputType.INTEGER, new String[] { key }, token, Long.toString(now), newToken);
-        return ended;
+        return commands().<Long>eval(END, ScriptOutputType.INTEGER, new String[] { key }, token, Long.toString(now),
+                newToken);
     }
 
     @Override
@@ -182,14 +186,10 @@ class RedisLeaseStore implements AutoCloseable {
 
     /**
      * One read of the hash. {@code runId} names the server instance, {@code run_id.master_replid}. {@code store} is
-     * null when the hash has no store mark (new, or its data was lost); {@code promoted} when the server was promoted from a replica (or cannot say), so that its uptime says nothing of
-     * how long its data set has been its own.
+     * null when the hash has no store mark (new, or its data was lost); {@code promoted} when the server was promoted
+     * from a replica (or cannot say), so that its uptime says nothing of how long its data set has been its own.
      */
     record Snapshot(String runId, long uptimeSeconds, boolean promoted, String store, NavigableMap<Long, Entry> entries) {
-    }
-
-    /** A claim's write of one machine ID: the entry as read (null when there was none) and the entry to write. */
-    record Write(Entry read, Entry written) {
     }
 
     /**

@@ -103,9 +103,9 @@ class RedisMachineIdProviderTest {
         Runnable hook = once(beforeTakeOver);
         RedisMachineIdProvider provider = builder(owner, clock).build(store -> new RedisLeaseStore(store) {
             @Override
-            String claim(String runId, String storeRead, String storeWritten, List<Write> writes) {
+            String claim(Snapshot snapshot, StoreMark mark, List<Entry> read, List<Entry> written) {
                 hook.run();
-                return super.claim(runId, storeRead, storeWritten, writes);
+                return super.claim(snapshot, mark, read, written);
             }
         });
         toClose.add(provider);
@@ -281,7 +281,8 @@ class RedisMachineIdProviderTest {
         // heartbeat lands and pushes lease and high water to T0 + 110 s.
         ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        RedisMachineIdProvider providerB = provider("node-b", clockB, () -> renewedInBetween.set(providerA.heartbeat()));
+        RedisMachineIdProvider providerB = provider("node-b", clockB,
+                () -> renewedInBetween.set(providerA.heartbeat()));
         EmbeddedIdService b = service(providerB, clockB);
         assertThat(renewedInBetween.get()).as("A's heartbeat landed between B's read and B's write").isTrue();
 
@@ -308,7 +309,8 @@ class RedisMachineIdProviderTest {
         clockA.advance(Duration.ofSeconds(10));
         ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(68));
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        RedisMachineIdProvider restarted = provider("node-a", clockR, () -> renewedInBetween.set(providerA.heartbeat()));
+        RedisMachineIdProvider restarted = provider("node-a", clockR,
+                () -> renewedInBetween.set(providerA.heartbeat()));
         EmbeddedIdService r = service(restarted, clockR);
         assertThat(renewedInBetween.get()).isTrue();
 

@@ -214,8 +214,9 @@ class RedisRestartTest {
             @Override
             Snapshot read() {
                 Snapshot read = super.read();
-                return new Snapshot(read.runId(), Math.max(read.uptimeSeconds(), Math.floorDiv(System.currentTimeMillis(),
-                        1000) - Math.floorDiv(launchedAt, 1000)), read.promoted(), read.store(), read.entries());
+                long launchedSecondsAgo = Math.floorDiv(System.currentTimeMillis(), 1000) - Math.floorDiv(launchedAt, 1000);
+                return new Snapshot(read.runId(), Math.max(read.uptimeSeconds(), launchedSecondsAgo), read.promoted(),
+                        read.store(), read.entries());
             }
         });
         EmbeddedIdService b = node(providerB);
