@@ -28,9 +28,10 @@ import java.util.concurrent.TimeUnit;
  * ship as {@code io/vesta/machine/redis/*.lua}.
  *
  * <p>It opens one connection of its own from the client to the URI, on first use, with every command bounded by the
- * command timeout; Lettuce reconnects it after a server restart.
+ * command timeout; Lettuce reconnects it after a server restart. A test subclasses it to step in between a read and
+ * a claim, or to change what a read says.
  */
-final class RedisLeaseStore implements AutoCloseable {
+class RedisLeaseStore implements AutoCloseable {
 
     /** The hash field that is no machine ID: the store mark. */
     static final String STORE_FIELD = "store";
@@ -50,17 +51,38 @@ final class RedisLeaseStore implements AutoCloseable {
     private boolean closed;
 
     /** @param ownsClient whether {@link #close()} shuts the client down too (a client the provider made for itself) */
-    RedisLeaseStore(RedisClient client, RedisURI uri, boolean ownsClient, String key, String server, Duration commandTimeout) {
+    RedisLeaseStore(RedisClient client, RedisURI uri, boolean ownsClient, String key, Duration commandTimeout) {
         this.client = client;
         this.uri = uri;
         this.ownsClient = ownsClient;
         this.key = key;
-        this.server = server;
+        this.server = server(uri);
         this.commandTimeout = commandTimeout;
+    }
+
+    /** A store on the same server, key and client as {@code other}, which is then never used: for a test's subclass. */
+    RedisLeaseStore(RedisLeaseStore other) {
+        this(other.client, other.uri, other.ownsClient, other.key, other.commandTimeout);
     }
 
     String key() {
         return key;
+    }
+
+    Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /** Where {@code uri} points, without its credentials. */
+    private static String server(RedisURI uri) {
+        String database = uri.getDatabase() != 0 ? "/" + uri.getDatabase() : "";
+        if (uri.getSocket() != null) {
+            return uri.getSocket() + database;
+        }
+        if (!uri.getSentinels().isEmpty()) {
+            return "sentinel master " + uri.getSentinelMasterId() + database;
+        }
+        return uri.getHost() + ":" + uri.getPort() + database;
     }
 
     /** Where the hash lives, for messages: {@code "hash vesta:machine-ids at 127.0.0.1:6379"}. */
@@ -101,23 +123,27 @@ final class RedisLeaseStore implements AutoCloseable {
     }
 
     /**
-     * Takes the entries of {@code writes} if each still holds what was read and the server and store mark are those
-     * read: {@code "ok"}, {@code "store"} or {@code "changed"} (see claim.lua).
+     * Takes a block, {@code written}, if each of its machine IDs still holds its entry of {@code read} (null for none)
+     * and the server and its store mark are those of {@code snapshot}, writing {@code mark}: {@code "ok"},
+     * {@code "store"} or {@code "changed"} (see claim.lua).
      */
-    String claim(String runId, String storeRead, String storeWritten, List<Write> writes) {
-        List<String> args = new ArrayList<>(3 + 3 * writes.size());
-        args.add(runId);
-        args.add(storeRead == null ? "" : storeRead);
-        args.add(storeWritten);
-        for (Write write : writes) {
-            args.add(Long.toString(write.machineId()));
-            args.add(write.read() == null ? "" : write.read().raw());
-            args.add(write.written().encode());
+    String claim(Snapshot snapshot, StoreMark mark, List<Entry> read, List<Entry> written) {
+        List<String> args = new ArrayList<>(3 + 3 * written.size());
+        args.add(snapshot.runId());
+        args.add(snapshot.store() == null ? "" : snapshot.store());
+        args.add(mark.encode());
+        for (int i = 0; i < written.size(); i++) {
+            args.add(Long.toString(written.get(i).machineId()));
+            args.add(read.get(i) == null ? "" : read.get(i).raw());
+            args.add(written.get(i).encode());
         }
         return commands().eval(CLAIM, ScriptOutputType.VALUE, new String[] { key }, args.toArray(String[]::new));
     }
 
-    /** Writes {@code entries} if each still carries {@code token}: {@code "ok"}, {@code "gone:<id>"} or {@code "moved:<id>"}. */
+    /**
+     * Writes {@code entries} if each still carries {@code token}: {@code "ok"}, {@code "gone:<id>"} or
+     * {@code "moved:<id>"}.
+     */
     String renew(String token, List<Entry> entries) {
         List<String> args = new ArrayList<>(1 + 2 * entries.size());
         args.add(token);
@@ -130,8 +156,8 @@ final class RedisLeaseStore implements AutoCloseable {
 
     /** Ends every live entry carrying {@code token} (see end.lua); how many it ended. */
     long end(String token, long now, String newToken) {
-        Long ended = commands().eval(END, ScriptOutputType.INTEGER, new String[] { key }, token, Long.toString(now), newToken);
-        return ended;
+        return commands().<Long>eval(END, ScriptOutputType.INTEGER, new String[] { key }, token, Long.toString(now),
+                newToken);
     }
 
     @Override
@@ -159,15 +185,11 @@ final class RedisLeaseStore implements AutoCloseable {
     }
 
     /**
-     * One read of the hash. {@code runId} names the server instance, {@code run_id.master_replid}. {@code store} is null when the hash has no store mark (new, or its data was lost);
-     * {@code promoted} when the server was promoted from a replica (or cannot say), so that its uptime says nothing of
-     * how long its data set has been its own.
+     * One read of the hash. {@code runId} names the server instance, {@code run_id.master_replid}. {@code store} is
+     * null when the hash has no store mark (new, or its data was lost); {@code promoted} when the server was promoted
+     * from a replica (or cannot say), so that its uptime says nothing of how long its data set has been its own.
      */
     record Snapshot(String runId, long uptimeSeconds, boolean promoted, String store, NavigableMap<Long, Entry> entries) {
-    }
-
-    /** A claim's write of one machine ID: the entry as read (null when there was none) and the entry to write. */
-    record Write(long machineId, Entry read, Entry written) {
     }
 
     /**

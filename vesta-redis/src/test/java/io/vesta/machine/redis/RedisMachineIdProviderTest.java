@@ -95,6 +95,23 @@ class RedisMachineIdProviderTest {
         return provider;
     }
 
+    /**
+     * A provider that runs {@code beforeTakeOver} once, at its first claim, between the read that found the entries
+     * takeable and the script that takes them.
+     */
+    RedisMachineIdProvider provider(String owner, TimeSource clock, Runnable beforeTakeOver) {
+        Runnable hook = once(beforeTakeOver);
+        RedisMachineIdProvider provider = builder(owner, clock).build(store -> new RedisLeaseStore(store) {
+            @Override
+            String claim(Snapshot snapshot, StoreMark mark, List<Entry> read, List<Entry> written) {
+                hook.run();
+                return super.claim(snapshot, mark, read, written);
+            }
+        });
+        toClose.add(provider);
+        return provider;
+    }
+
     EmbeddedIdService service(RedisMachineIdProvider provider, TimeSource clock) {
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
                 .machineIdProvider(provider).timeSource(clock).build();
@@ -263,9 +280,9 @@ class RedisMachineIdProviderTest {
         // B's clock is 10 s ahead: B finds A's lease over and reads the entry; before B's script runs, A's late
         // heartbeat lands and pushes lease and high water to T0 + 110 s.
         ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
-        RedisMachineIdProvider providerB = provider("node-b", clockB);
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        providerB.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        RedisMachineIdProvider providerB = provider("node-b", clockB,
+                () -> renewedInBetween.set(providerA.heartbeat()));
         EmbeddedIdService b = service(providerB, clockB);
         assertThat(renewedInBetween.get()).as("A's heartbeat landed between B's read and B's write").isTrue();
 
@@ -291,9 +308,9 @@ class RedisMachineIdProviderTest {
         a.genId();
         clockA.advance(Duration.ofSeconds(10));
         ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(68));
-        RedisMachineIdProvider restarted = provider("node-a", clockR);
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        restarted.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        RedisMachineIdProvider restarted = provider("node-a", clockR,
+                () -> renewedInBetween.set(providerA.heartbeat()));
         EmbeddedIdService r = service(restarted, clockR);
         assertThat(renewedInBetween.get()).isTrue();
 

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,12 +71,17 @@ class RedisRestartTest {
     }
 
     private RedisMachineIdProvider provider(RedisURI via, String owner) {
+        return provider(via, owner, UnaryOperator.identity());
+    }
+
+    /** A provider on the store {@code wrap} makes of the real one. */
+    private RedisMachineIdProvider provider(RedisURI via, String owner, UnaryOperator<RedisLeaseStore> wrap) {
         RedisClient client = RedisClient.create(via);
         // Commands fail at once while the connection is down, rather than queue for the command timeout.
         client.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
         clients.add(client);
         RedisMachineIdProvider provider = RedisMachineIdProvider.builder(client, via).key("vesta:machine-ids")
-                .owner(owner).lease(LEASE).heartbeat(HEARTBEAT).maxClockSkew(SKEW).build();
+                .owner(owner).lease(LEASE).heartbeat(HEARTBEAT).maxClockSkew(SKEW).build(wrap);
         toClose.add(provider);
         return provider;
     }
@@ -179,7 +185,7 @@ class RedisRestartTest {
 
     /**
      * Redis reports its uptime as whole seconds of now minus whole seconds of its start, so a server that started late
-     * in a second reports a whole second just after the next one begins, when barely any time has passed. The seam
+     * in a second reports a whole second just after the next one begins, when barely any time has passed. B's store
      * reports exactly what such a server reports: the start lies in the second the test launched it in, and nothing a
      * node wrote before the launch can be on the new server.
      */
@@ -204,10 +210,15 @@ class RedisRestartTest {
         long nextSecond = (Math.floorDiv(launchedAt, 1000) + 1) * 1000;
         Thread.sleep(Math.max(0, nextSecond - System.currentTimeMillis()));
 
-        RedisMachineIdProvider providerB = provider(server.uri(), "node-b");
-        providerB.afterRead = snapshot -> new RedisLeaseStore.Snapshot(snapshot.runId(), Math.max(snapshot.uptimeSeconds(),
-                Math.floorDiv(System.currentTimeMillis(), 1000) - Math.floorDiv(launchedAt, 1000)), snapshot.promoted(), snapshot.store(),
-                snapshot.entries());
+        RedisMachineIdProvider providerB = provider(server.uri(), "node-b", store -> new RedisLeaseStore(store) {
+            @Override
+            Snapshot read() {
+                Snapshot read = super.read();
+                long launchedSecondsAgo = Math.floorDiv(System.currentTimeMillis(), 1000) - Math.floorDiv(launchedAt, 1000);
+                return new Snapshot(read.runId(), Math.max(read.uptimeSeconds(), launchedSecondsAgo), read.promoted(),
+                        read.store(), read.entries());
+            }
+        });
         EmbeddedIdService b = node(providerB);
         assertThat(b.machineId()).isEqualTo(a.machineId());
         // A's clock may run SKEW ahead of B's: B starts after A's last ID even then.
