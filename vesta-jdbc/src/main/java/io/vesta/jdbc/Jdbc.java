@@ -60,18 +60,20 @@ public final class Jdbc {
     }
 
     /**
-     * {@link #transaction}, with a write that lost a race to another transaction ({@link #lostRace}) told as null, as
-     * when {@code work} itself found it lost: either way nothing is left changed.
+     * {@link #transaction}, with a write of {@code work} that lost a race to another transaction ({@link #lostRace})
+     * told as null, as when {@code work} itself found it lost: either way it is rolled back, nothing left changed.
      */
     public static <T> T transactionUnlessLostRace(Connection connection, Work<T> work) throws SQLException {
-        try {
-            return transaction(connection, work);
-        } catch (SQLException e) {
-            if (lostRace(e)) {
-                return null;
+        return transaction(connection, c -> {
+            try {
+                return work.run(c);
+            } catch (SQLException e) {
+                if (lostRace(e)) {
+                    return null;
+                }
+                throw e;
             }
-            throw e;
-        }
+        });
     }
 
     /**

@@ -86,12 +86,14 @@ final class SegmentTable {
                 }
                 long[] row = read(c, bizTag);
                 if (row == null) {
-                    throw new SQLException("Row of bizTag '" + bizTag + "' in " + table + " vanished inside the allocating transaction");
+                    throw new SQLException("Row of bizTag '" + bizTag + "' in " + table
+                            + " vanished inside the allocating transaction");
                 }
                 int tableStep = (int) row[1];
                 if (tableStep < 1) {
                     // The UPDATE by the table's step would have moved nothing (or backwards): never commit that.
-                    throw new IllegalStateException("step of bizTag '" + bizTag + "' in " + table + " must be at least 1, was " + tableStep);
+                    throw new IllegalStateException("step of bizTag '" + bizTag + "' in " + table
+                            + " must be at least 1, was " + tableStep);
                 }
                 return new Allocation(row[0], step == 0 ? tableStep : step, tableStep);
             });

@@ -40,12 +40,12 @@ import java.util.function.LongPredicate;
  * <li>INSERT of a new row: the PRIMARY KEY lets exactly one INSERT per machine_id commit; every other one fails with a
  *     unique violation (SQLState class 23), which we read as "lost the race";</li>
  * <li>UPDATE ... SET generation = g + 1 ... WHERE machine_id = ? AND generation = g AND lease_expiry = e AND
- *     high_water = h, where g, e and h are what the acquirer read. A single UPDATE locks the row and evaluates its WHERE
- *     against the latest committed version (PostgreSQL's READ COMMITTED re-checks the updated row, InnoDB's UPDATE is a
- *     locking read of the newest version whatever the isolation level, H2 locks the row and re-reads it), so of all
- *     acquirers that read the row exactly one moves it to g + 1 and the others update no row. Under REPEATABLE READ or
- *     SERIALIZABLE PostgreSQL and H2 report a serialization failure (class 40 or H2's 90131) instead; that is a lost
- *     race too.</li>
+ *     high_water = h, where g, e and h are what the acquirer read. A single UPDATE locks the row and evaluates its
+ *     WHERE against the latest committed version (PostgreSQL's READ COMMITTED re-checks the updated row, InnoDB's
+ *     UPDATE is a locking read of the newest version whatever the isolation level, H2 locks the row and re-reads it),
+ *     so of all acquirers that read the row exactly one moves it to g + 1 and the others update no row. Under
+ *     REPEATABLE READ or SERIALIZABLE PostgreSQL and H2 report a serialization failure (class 40 or H2's 90131)
+ *     instead; that is a lost race too.</li>
  * </ul>
  * The generation alone would fence acquirers from each other, but not from the holder: its heartbeat renews under the
  * same generation, so a takeover guarded by the generation only could commit after a renewal it never saw and start
@@ -126,68 +126,65 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
                 if (startUp && initializeSchema) {
                     table.create(c);
                 }
-                return LeaseClaimWalk.claim(range, blockSize, owner, startUp, timeSource, new Walk(c, range, blockSize));
+                return LeaseClaimWalk.claim(range, blockSize, owner, startUp, timeSource, walk(c, range, blockSize));
             });
         }
     }
 
-    /** The claim walk over the table: read in auto-commit, take in a transaction. */
-    private final class Walk implements LeaseClaimWalk.Store<NavigableMap<Long, Row>, Row, LeaseClaim<Long>, SQLException> {
-
-        private final Connection connection;
-        private final MachineIdRange range;
-        private final int blockSize;
-
-        Walk(Connection connection, MachineIdRange range, int blockSize) {
-            this.connection = connection;
-            this.range = range;
-            this.blockSize = blockSize;
-        }
-
-        @Override
-        public NavigableMap<Long, Row> read() throws SQLException {
-            return table.rows(connection, range.min(), range.max());
-        }
-
-        @Override
-        public NavigableMap<Long, Row> records(NavigableMap<Long, Row> snapshot) {
-            return snapshot;
-        }
-
-        @Override
-        public LeaseClaimWalk.Attempt<LeaseClaim<Long>> take(NavigableMap<Long, Row> snapshot, long first,
-                List<Row> block, long now) throws SQLException {
-            LeaseClaim<Long> claim = takeBlock(connection, first, block, now);
-            return claim != null ? LeaseClaimWalk.Attempt.taken(claim) : LeaseClaimWalk.Attempt.lost();
-        }
-
-        @Override
-        public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows, long now) {
-            long live = rows.stream().filter(r -> r.leaseExpiry() > now).count();
-            Instant next = Instant.ofEpochMilli(rows.stream().mapToLong(Row::leaseExpiry).filter(e -> e > now).min()
-                    .orElse(now));
-            if (blockSize == 1) {
-                return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table "
-                        + table.name() + ": " + live + " rows hold a live lease on all " + range.size() + " IDs of the"
-                        + " range (the first lease ends at " + next + "). Stop a node, widen the range, or wait for a"
-                        + " lease to end.");
+    /** The claim walk over the table: each read in auto-commit, each take in a transaction. */
+    private LeaseClaimWalk.Store<NavigableMap<Long, Row>, Row, LeaseClaim<Long>, SQLException> walk(
+            Connection connection, MachineIdRange range, int blockSize) {
+        return new LeaseClaimWalk.Store<>() {
+            @Override
+            public NavigableMap<Long, Row> read() throws SQLException {
+                return table.rows(connection, range.min(), range.max());
             }
-            long blocks = range.blocks(blockSize);
-            return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range "
-                    + range + " of table " + table.name() + ": the range holds " + blocks + " blocks of " + blockSize
-                    + " (so " + blocks + " nodes with this block size), and each has a live lease on at least one of"
-                    + " its IDs (" + live + " live rows; the first lease ends at " + next + "). Stop a node, widen the"
-                    + " range, lower the block size, or wait for a lease to end.");
-        }
 
-        @Override
-        public RuntimeException gaveUp(int rounds) {
-            return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
-                    : "a block of " + blockSize + " machine IDs") + " from table " + table.name() + " (range " + range
-                    + ") after " + rounds + " rounds in which every candidate changed before this node could take it"
-                    + " (other nodes claiming the same IDs, or a live process of owner '" + owner + "' renewing its"
-                    + " row)");
+            @Override
+            public NavigableMap<Long, Row> records(NavigableMap<Long, Row> snapshot) {
+                return snapshot;
+            }
+
+            @Override
+            public LeaseClaimWalk.Attempt<LeaseClaim<Long>> take(NavigableMap<Long, Row> snapshot, long first,
+                    List<Row> block, long now) throws SQLException {
+                LeaseClaim<Long> claim = takeBlock(connection, first, block, now);
+                return claim != null ? LeaseClaimWalk.Attempt.taken(claim) : LeaseClaimWalk.Attempt.lost();
+            }
+
+            @Override
+            public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows, long now) {
+                return DbLeaseBackend.this.rangeFull(range, blockSize, rows, now);
+            }
+
+            @Override
+            public RuntimeException gaveUp(int rounds) {
+                return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
+                        : "a block of " + blockSize + " machine IDs") + " from table " + table.name() + " (range "
+                        + range + ") after " + rounds + " rounds in which every candidate changed before this node"
+                        + " could take it (other nodes claiming the same IDs, or a live process of owner '" + owner
+                        + "' renewing its row)");
+            }
+        };
+    }
+
+    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows,
+            long now) {
+        long live = rows.stream().filter(r -> r.leaseExpiry() > now).count();
+        Instant next = Instant.ofEpochMilli(rows.stream().mapToLong(Row::leaseExpiry).filter(e -> e > now).min()
+                .orElse(now));
+        if (blockSize == 1) {
+            return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table "
+                    + table.name() + ": " + live + " rows hold a live lease on all " + range.size() + " IDs of the"
+                    + " range (the first lease ends at " + next + "). Stop a node, widen the range, or wait for a"
+                    + " lease to end.");
         }
+        long blocks = range.blocks(blockSize);
+        return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range "
+                + range + " of table " + table.name() + ": the range holds " + blocks + " blocks of " + blockSize
+                + " (so " + blocks + " nodes with this block size), and each has a live lease on at least one of"
+                + " its IDs (" + live + " live rows; the first lease ends at " + next + "). Stop a node, widen the"
+                + " range, lower the block size, or wait for a lease to end.");
     }
 
     /**
@@ -261,9 +258,9 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
                         + " owner '" + owner + "'";
             }
             if (row.generation() != generation) {
-                return "table " + table.name() + " shows " + (block.size() == 1 ? "it" : which) + " taken over by owner '"
-                        + row.owner() + "' (generation " + row.generation() + ", this node held generation "
-                        + generation + ") after this node could not renew its lease in time";
+                return "table " + table.name() + " shows " + (block.size() == 1 ? "it" : which) + " taken over by"
+                        + " owner '" + row.owner() + "' (generation " + row.generation() + ", this node held"
+                        + " generation " + generation + ") after this node could not renew its lease in time";
             }
         }
         return "a row of " + block.describe() + " in table " + table.name() + " changed hands while this node renewed"

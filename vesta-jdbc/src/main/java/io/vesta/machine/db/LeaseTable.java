@@ -41,8 +41,8 @@ final class LeaseTable {
         this.insert = "INSERT INTO " + table + " (" + columns + ") VALUES (?, ?, ?, ?, ?)";
         this.takeOver = "UPDATE " + table + " SET owner = ?, lease_expiry = ?, high_water = ?, generation = ?"
                 + " WHERE machine_id = ? AND generation = ? AND lease_expiry = ? AND high_water = ?";
-        this.renew = "UPDATE " + table + " SET lease_expiry = ?, high_water = ? WHERE machine_id >= ? AND machine_id <= ?"
-                + " AND generation = ?";
+        this.renew = "UPDATE " + table + " SET lease_expiry = ?, high_water = ?"
+                + " WHERE machine_id >= ? AND machine_id <= ? AND generation = ?";
         this.end = "UPDATE " + table + " SET lease_expiry = ?, generation = generation + 1"
                 + " WHERE owner = ? AND generation = ? AND lease_expiry > ?";
     }
