@@ -102,14 +102,18 @@ abstract class DbMachineIdProviderContract {
     void nodesCreatingTheTableAtOnceAllStart() throws Exception {
         int nodes = 6;
         ExecutorService pool = Executors.newFixedThreadPool(nodes);
+        // One pool per node for all rounds: a pool per round would hold 90 connections, near PostgreSQL's 100.
+        List<TestDataSource> dataSources = new ArrayList<>();
+        for (int node = 0; node < nodes; node++) {
+            dataSources.add(pooled(1));
+        }
         try {
             for (int round = 0; round < 15; round++) {
                 String fresh = table + "_r" + round;
                 java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(nodes);
                 List<Future<?>> starts = new ArrayList<>();
                 for (int node = 0; node < nodes; node++) {
-                    TestDataSource dataSource = pooled(1);
-                    DbMachineIdProvider provider = DbMachineIdProvider.builder(dataSource).table(fresh)
+                    DbMachineIdProvider provider = DbMachineIdProvider.builder(dataSources.get(node)).table(fresh)
                             .owner("node-" + node).build();
                     toClose.add(provider);
                     starts.add(pool.submit(() -> {
