@@ -1,10 +1,11 @@
 package io.vesta.segment;
 
+import io.vesta.jdbc.Jdbc;
+
 import javax.sql.DataSource;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * The segment table through plain JDBC. Every allocation is one transaction: the UPDATE takes the row lock,
@@ -16,6 +17,9 @@ final class SegmentTable {
     /** A step read back from the table, with the segment it produced: numbers in [maxId - step, maxId). */
     record Allocation(long maxId, int step, int tableStep) {
     }
+
+    /** The segment table's statements set no query timeout of their own: the driver's and the pool's apply. */
+    private static final int NO_TIMEOUT = 0;
 
     private final DataSource dataSource;
     private final String table;
@@ -74,51 +78,25 @@ final class SegmentTable {
 
     private Allocation update(String bizTag, int step) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            if (autoCommit) {
-                connection.setAutoCommit(false);
-            }
-            try {
-                int rows;
-                try (PreparedStatement update = connection.prepareStatement(step == 0 ? updateByTableStep : updateByStep)) {
-                    if (step == 0) {
-                        update.setString(1, bizTag);
-                    } else {
-                        update.setInt(1, step);
-                        update.setString(2, bizTag);
-                    }
-                    rows = update.executeUpdate();
-                }
+            return Jdbc.transaction(connection, c -> {
+                int rows = step == 0 ? Jdbc.update(c, updateByTableStep, NO_TIMEOUT, bizTag)
+                        : Jdbc.update(c, updateByStep, NO_TIMEOUT, step, bizTag);
                 if (rows == 0) {
-                    connection.rollback();
                     return null;
                 }
-                long maxId;
-                int tableStep;
-                try (PreparedStatement read = connection.prepareStatement(select)) {
-                    read.setString(1, bizTag);
-                    try (ResultSet row = read.executeQuery()) {
-                        if (!row.next()) {
-                            throw new SQLException("Row of bizTag '" + bizTag + "' in " + table + " vanished inside the allocating transaction");
-                        }
-                        maxId = row.getLong(1);
-                        tableStep = row.getInt(2);
-                    }
+                long[] row = read(c, bizTag);
+                if (row == null) {
+                    throw new SQLException("Row of bizTag '" + bizTag + "' in " + table
+                            + " vanished inside the allocating transaction");
                 }
+                int tableStep = (int) row[1];
                 if (tableStep < 1) {
                     // The UPDATE by the table's step would have moved nothing (or backwards): never commit that.
-                    throw new IllegalStateException("step of bizTag '" + bizTag + "' in " + table + " must be at least 1, was " + tableStep);
+                    throw new IllegalStateException("step of bizTag '" + bizTag + "' in " + table
+                            + " must be at least 1, was " + tableStep);
                 }
-                connection.commit();
-                return new Allocation(maxId, step == 0 ? tableStep : step, tableStep);
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(connection, e);
-                throw e;
-            } finally {
-                if (autoCommit) {
-                    restoreAutoCommit(connection);
-                }
-            }
+                return new Allocation(row[0], step == 0 ? tableStep : step, tableStep);
+            });
         }
     }
 
@@ -148,48 +126,20 @@ final class SegmentTable {
 
     /** The tag's max_id and step, or null when the table has no row for it. */
     long[] row(String bizTag) throws SQLException {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement read = connection.prepareStatement(select)) {
-            read.setString(1, bizTag);
-            try (ResultSet row = read.executeQuery()) {
-                return row.next() ? new long[] { row.getLong(1), row.getInt(2) } : null;
-            }
+        try (Connection connection = dataSource.getConnection()) {
+            return read(connection, bizTag);
         }
+    }
+
+    private long[] read(Connection connection, String bizTag) throws SQLException {
+        List<long[]> rows = Jdbc.query(connection, select, NO_TIMEOUT, row -> new long[] { row.getLong(1), row.getInt(2) },
+                bizTag);
+        return rows.isEmpty() ? null : rows.get(0);
     }
 
     private void insert(String bizTag, long maxId, int step, String description) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            if (!autoCommit) {
-                connection.setAutoCommit(true);
-            }
-            try (PreparedStatement insertRow = connection.prepareStatement(insert)) {
-                insertRow.setString(1, bizTag);
-                insertRow.setLong(2, maxId);
-                insertRow.setInt(3, step);
-                insertRow.setString(4, description);
-                insertRow.executeUpdate();
-            } finally {
-                if (!autoCommit) {
-                    connection.setAutoCommit(false);
-                }
-            }
-        }
-    }
-
-    private static void rollbackQuietly(Connection connection, Exception failure) {
-        try {
-            connection.rollback();
-        } catch (SQLException | RuntimeException e) {
-            failure.addSuppressed(e);
-        }
-    }
-
-    private static void restoreAutoCommit(Connection connection) {
-        try {
-            connection.setAutoCommit(true);
-        } catch (SQLException ignored) {
-            // A broken connection: the pool discards it on close, and the allocation's own outcome stands.
+            Jdbc.autoCommit(connection, c -> Jdbc.update(c, insert, NO_TIMEOUT, bizTag, maxId, step, description));
         }
     }
 }

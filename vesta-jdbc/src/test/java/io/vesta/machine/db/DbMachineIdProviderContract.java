@@ -102,14 +102,18 @@ abstract class DbMachineIdProviderContract {
     void nodesCreatingTheTableAtOnceAllStart() throws Exception {
         int nodes = 6;
         ExecutorService pool = Executors.newFixedThreadPool(nodes);
+        // One pool per node for all rounds: a pool per round would hold 90 connections, near PostgreSQL's 100.
+        List<TestDataSource> dataSources = new ArrayList<>();
+        for (int node = 0; node < nodes; node++) {
+            dataSources.add(pooled(1));
+        }
         try {
             for (int round = 0; round < 15; round++) {
                 String fresh = table + "_r" + round;
                 java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(nodes);
                 List<Future<?>> starts = new ArrayList<>();
                 for (int node = 0; node < nodes; node++) {
-                    TestDataSource dataSource = pooled(1);
-                    DbMachineIdProvider provider = DbMachineIdProvider.builder(dataSource).table(fresh)
+                    DbMachineIdProvider provider = DbMachineIdProvider.builder(dataSources.get(node)).table(fresh)
                             .owner("node-" + node).build();
                     toClose.add(provider);
                     starts.add(pool.submit(() -> {
@@ -400,6 +404,9 @@ abstract class DbMachineIdProviderContract {
         return Arrays.stream(b).filter(ofA::contains).boxed().collect(Collectors.toSet());
     }
 
+    /** The takeover's UPDATE: the write that comes after a claim's read of a row another node may still renew. */
+    static final java.util.function.Predicate<String> TAKEOVER = sql -> sql.startsWith("UPDATE") && sql.contains("SET owner");
+
     /** Runs {@code action} the first time only: the race is staged once, then the provider may retry in peace. */
     static Runnable once(Runnable action) {
         AtomicBoolean done = new AtomicBoolean();
@@ -421,9 +428,10 @@ abstract class DbMachineIdProviderContract {
         // B's clock is 10 s ahead: B finds A's lease over and reads the row; before B writes, A's late heartbeat
         // commits and pushes lease and high water to T0 + 110 s.
         ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
-        DbMachineIdProvider providerB = provider(pooled(2), "node-b", clockB);
+        TestDataSource dataSourceB = pooled(2);
+        DbMachineIdProvider providerB = provider(dataSourceB, "node-b", clockB);
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        providerB.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        dataSourceB.beforeExecuting(TAKEOVER, once(() -> renewedInBetween.set(providerA.heartbeat())));
         EmbeddedIdService b = service(providerB, clockB);
         assertThat(renewedInBetween.get()).as("A's heartbeat ran between B's read and B's write, and committed").isTrue();
 
@@ -456,9 +464,10 @@ abstract class DbMachineIdProviderContract {
         // node-a starts again while its previous run still lives (a replacement started before the old process
         // died): the restart reads its row, then the old run's heartbeat commits a lease until T0 + 70 s.
         ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(68));
-        DbMachineIdProvider restarted = provider(pooled(2), "node-a", clockR);
+        TestDataSource dataSourceR = pooled(2);
+        DbMachineIdProvider restarted = provider(dataSourceR, "node-a", clockR);
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        restarted.beforeTakeOver = once(() -> renewedInBetween.set(providerA.heartbeat()));
+        dataSourceR.beforeExecuting(TAKEOVER, once(() -> renewedInBetween.set(providerA.heartbeat())));
         EmbeddedIdService r = service(restarted, clockR);
         assertThat(renewedInBetween.get()).as("the old run's heartbeat committed between the restart's read and write").isTrue();
 

@@ -19,6 +19,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
@@ -31,7 +32,8 @@ import java.util.logging.Logger;
  * <p>A {@link #stall(StallPoint) stall} makes every {@code getConnection}, or every statement execution, hang
  * until the test lets it go, ignoring interrupts: a JDBC call stuck on a partitioned network, which neither a
  * pool's timeout nor a query timeout (sent over that same network) ends. Every statement executed through
- * the source is recorded with the query timeout it carried.
+ * the source is recorded with the query timeout it carried. A {@link #beforeExecuting hook} runs before the
+ * statements whose SQL matches, so that a test can put another node's write between two of the provider's.
  */
 final class TestDataSource implements DataSource {
 
@@ -42,6 +44,8 @@ final class TestDataSource implements DataSource {
     private final ConcurrentLinkedQueue<Connection> idle = new ConcurrentLinkedQueue<>();
     private volatile boolean down;
     private volatile Stall stall;
+    private volatile Predicate<String> hookedSql = sql -> false;
+    private volatile Runnable hook = () -> { };
     private final ConcurrentLinkedQueue<Executed> executed = new ConcurrentLinkedQueue<>();
     private Connection cached;
 
@@ -77,6 +81,12 @@ final class TestDataSource implements DataSource {
         Stall stall = new Stall(point);
         this.stall = stall;
         return stall;
+    }
+
+    /** From now on, runs {@code hook} on the executing thread just before each statement whose SQL matches. */
+    void beforeExecuting(Predicate<String> sql, Runnable hook) {
+        this.hook = hook;
+        this.hookedSql = sql;
     }
 
     /** Every statement executed so far, in order. */
@@ -229,6 +239,9 @@ final class TestDataSource implements DataSource {
                     if (method.getName().startsWith("execute")) {
                         String sql = preparedSql != null ? preparedSql : args != null && args.length > 0 ? String.valueOf(args[0]) : "?";
                         executed.add(new Executed(sql.strip(), statement.getQueryTimeout()));
+                        if (hookedSql.test(sql)) {
+                            hook.run();
+                        }
                         hold(StallPoint.STATEMENT);
                     }
                     return invoke(statement, method, args);
