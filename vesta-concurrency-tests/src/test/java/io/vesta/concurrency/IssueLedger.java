@@ -76,8 +76,8 @@ final class IssueLedger {
             }
             for (InMemoryLeaseStore.Takeover t : store.takeovers()) {
                 if (t.block() == a.block() && t.from().equals(a.owner()) && a.at() >= t.notBefore()) {
-                    found.add(a + " is not below the high water " + t.notBefore() + " its block was taken over with by '"
-                            + t.to() + "'");
+                    found.add(a + " is not below the high water " + t.notBefore() + " its block was taken over with"
+                            + " by '" + t.to() + "'");
                 }
             }
             for (Issued b : all) {

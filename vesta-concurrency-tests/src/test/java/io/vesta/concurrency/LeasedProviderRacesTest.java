@@ -12,14 +12,16 @@ import org.pastalab.fray.junit.junit5.annotations.FrayTest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The races of {@link LeasedMachineIdProvider}, explored by Fray: each test is one scenario of threads (issuers, the
- * renewal, a claim again after a loss, close(), a clock that moves, another node taking the block over), and Fray runs
- * it under many schedules, choosing at every synchronization point and volatile access which thread goes next. The
- * provider and its lease are the real ones; the store is {@link InMemoryLeaseStore}, whose every call is atomic, and
- * the timer does nothing: the scenario calls {@code renewNow()} and {@code regainNow()} itself, so no schedule depends
- * on a sleep. A failure prints the schedule's recording under {@code target/fray/fray-report}, to replay it.
+ * renewal, a claim again after a loss, acquire, close(), a clock that moves, another node taking the block over), and
+ * Fray runs it under many schedules, choosing at every lock, atomic and volatile access which thread goes next (plain
+ * fields, which the engine reads under its lock, are not points of choice). The provider and its lease are the real
+ * ones; the store is {@link InMemoryLeaseStore}, whose every call is atomic, and the timer does nothing: the scenario
+ * calls {@code renewNow()} and {@code regainNow()} itself, so no schedule depends on a sleep. A failure prints the
+ * schedule's recording under {@code target/fray/fray-report}, to replay it.
  */
 @ExtendWith(FrayTestExtension.class)
 class LeasedProviderRacesTest {
@@ -150,9 +152,59 @@ class LeasedProviderRacesTest {
         ledger.check(store, logA, logB);
     }
 
+    /**
+     * close() while acquire() is in the store: the block is given back or released and never held after close()
+     * returned, and renewals that acquire() started after close() began are stopped.
+     */
+    @FrayTest(iterations = ITERATIONS)
+    void closeRacingAcquireLeavesNothingHeldOrRenewing() {
+        StepClock clock = new StepClock(START);
+        InMemoryLeaseStore store = new InMemoryLeaseStore(clock, LEASE);
+        RecordingLogger log = new RecordingLogger();
+        AtomicInteger timersStarted = new AtomicInteger();
+        AtomicInteger timersStopped = new AtomicInteger();
+        LeaseTimer timer = (name, periodMillis, tick) -> {
+            timersStarted.incrementAndGet();
+            return timersStopped::incrementAndGet;
+        };
+        LeasedMachineIdProvider<Long> a = provider(store, "a", clock, log, timer);
+        IssueLedger ledger = new IssueLedger();
+
+        race(() -> {
+                    try {
+                        a.acquire(new MachineIdRange(0, 0));
+                    } catch (IllegalStateException e) {
+                        // closed before or while it leased: nothing is held, which the checks below see
+                    }
+                    issueTwice(ledger, "a", a, clock);
+                },
+                () -> issueTwice(ledger, "a", a, clock),
+                () -> {
+                    a.close();
+                    ledger.closeReturned();
+                });
+
+        if (a.lease().isHeldAt(clock.currentTimeMillis()) || a.renewNow()) {
+            ledger.violation("the lease is held after close(): " + a.grant());
+        }
+        if (timersStarted.get() != timersStopped.get()) {
+            ledger.violation(timersStarted.get() + " renewal timers started, " + timersStopped.get() + " stopped");
+        }
+        InMemoryLeaseStore.Row row = store.row(0);
+        if (row != null && !row.released()) {
+            ledger.violation("block 0 was left held: " + row);
+        }
+        ledger.check(store, log);
+    }
+
     private static LeasedMachineIdProvider<Long> provider(InMemoryLeaseStore store, String owner, StepClock clock,
             RecordingLogger log) {
-        LeaseSettings settings = new LeaseSettings(owner, LEASE, RENEWAL, clock, NO_TIMER, "vesta.machine-id.memory.",
+        return provider(store, owner, clock, log, NO_TIMER);
+    }
+
+    private static LeasedMachineIdProvider<Long> provider(InMemoryLeaseStore store, String owner, StepClock clock,
+            RecordingLogger log, LeaseTimer timer) {
+        LeaseSettings settings = new LeaseSettings(owner, LEASE, RENEWAL, clock, timer, "vesta.machine-id.memory.",
                 LeaseSettings.Limits.heartbeat(64)).validate();
         return new LeasedMachineIdProvider<>(store.backend(owner), settings, "LeasedMachineIdProvider", log);
     }
