@@ -6,9 +6,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,9 +35,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  *
  * <p>Every call into the backend is made under one lock, one at a time: acquire, each renewal, each claim after a loss,
- * the release. {@link #close} never waits for it beyond a bound, since a call may hang in the store; what it must do at
- * once (end the lease) needs no lock, because the lease refuses to be extended once ended, and a block published while
- * close() begins is ended by whichever of the two comes second.
+ * the release, and last the backend's own close, once no other call is in the store. {@link #close} never waits for
+ * it beyond a bound, since a call may hang in the store; what it must do at once (end the lease) needs no lock,
+ * because the lease refuses to be extended once ended, and a block published while close() begins is ended by
+ * whichever of the two comes second.
  *
  * @param <F> what fences the backend's writes
  */
@@ -72,7 +73,6 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     private int blockSize;
     private long confirmedExpiry;
     private boolean failing;
-    private boolean backendClosed;
     private AutoCloseable timer;
     private long ticksToRegain;
     private long regainBackoffTicks;
@@ -124,7 +124,6 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
                     + claim.block().first(), settings.renewal().toMillis(), this::tick);
             return claim.block().first();
         } finally {
-            closeBackendIfClosed();
             store.unlock();
         }
     }
@@ -206,7 +205,6 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         try {
             return renew();
         } finally {
-            closeBackendIfClosed();
             store.unlock();
         }
     }
@@ -311,7 +309,6 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
                 return false;
             }
         } finally {
-            closeBackendIfClosed();
             store.unlock();
         }
         log.log(Level.WARNING, () -> "Claimed " + claim.block().describe() + " (" + backend.store() + ") after the"
@@ -347,8 +344,8 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         }
         // Read after the lease ended: every ID issued carries an earlier clock reading.
         long now = settings.timeSource().currentTimeMillis();
-        FutureTask<String> release = new FutureTask<>(() -> release(now));
-        Thread thread = new Thread(release, "vesta-machine-id-release-" + backend.scope());
+        CompletableFuture<String> release = new CompletableFuture<>();
+        Thread thread = new Thread(() -> release(now, release), "vesta-machine-id-release-" + backend.scope());
         thread.setDaemon(true);
         thread.start();
         String problem;
@@ -370,42 +367,45 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         }
     }
 
-    /** close()'s release, on a thread of its own: null when done or nothing was held, else what kept it from landing. */
-    private String release(long now) throws Exception {
+    /**
+     * close()'s release, on a thread of its own: completes {@code outcome} with null when done or nothing was held,
+     * else with what kept it from landing. Then closes the backend under the store lock, so that no call is in the
+     * store or comes after it: at once, or once a call close() did not wait for came back.
+     */
+    private void release(long now, CompletableFuture<String> outcome) {
         AutoCloseable renewals = timer;
-        if (renewals != null) {
-            renewals.close();
-        }
-        if (!store.tryLock(CLOSE_WAIT_FOR_STORE.toMillis(), TimeUnit.MILLISECONDS)) {
-            // Whoever holds the store lock closes the backend when it is done (closeBackendIfClosed).
-            return "a " + backend.renewalName() + " has been in " + backend.store() + " for over "
-                    + CLOSE_WAIT_FOR_STORE.toMillis() + " ms";
-        }
+        boolean locked = false;
         try {
+            if (renewals != null) {
+                renewals.close();
+            }
+            locked = store.tryLock(CLOSE_WAIT_FOR_STORE.toMillis(), TimeUnit.MILLISECONDS);
+            if (!locked) {
+                outcome.complete("a " + backend.renewalName() + " has been in " + backend.store() + " for over "
+                        + CLOSE_WAIT_FOR_STORE.toMillis() + " ms");
+                return;
+            }
             if (timer != null && timer != renewals) {
                 timer.close();
             }
             LeaseClaim<F> claim = held;
-            if (claim == null || lost) {
-                return null;
+            if (claim != null && !lost) {
+                // A block taken over meanwhile makes this write match nothing: the fence.
+                backend.release(claim, now, claim.releaseMark(confirmedExpiry, now));
             }
-            // A block taken over meanwhile makes this write match nothing: the fence.
-            backend.release(claim, now, claim.releaseMark(confirmedExpiry, now));
-            return null;
+            outcome.complete(null);
+        } catch (Exception e) {
+            outcome.completeExceptionally(e);
         } finally {
-            closeBackendIfClosed();
-            store.unlock();
-        }
-    }
-
-    /** Under the store lock: the last holder of the lock after close() began closes the backend, once. */
-    private void closeBackendIfClosed() {
-        if (closed && !backendClosed) {
-            backendClosed = true;
+            if (!locked) {
+                store.lock();
+            }
             try {
                 backend.close();
             } catch (RuntimeException e) {
                 log.log(Level.WARNING, "Cannot close " + backend.store(), e);
+            } finally {
+                store.unlock();
             }
         }
     }
