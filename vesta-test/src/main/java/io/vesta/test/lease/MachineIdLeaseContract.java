@@ -303,7 +303,7 @@ public abstract class MachineIdLeaseContract {
         MachineIdRange range = new MachineIdRange(0, 1);
         ManualTimeSource clock = clock();
         int nodes = 3;
-        List<MachineIdProvider> providers = new ArrayList<>();
+        List<MachineIdProvider> providers = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<EmbeddedIdService> services = new ArrayList<>(Collections.nCopies(nodes, null));
         for (int i = 0; i < nodes; i++) {
             providers.add(start(new Node("racer-" + i, Duration.ofSeconds(1), fastRenewal(), clock)));
@@ -355,7 +355,8 @@ public abstract class MachineIdLeaseContract {
                                 .as("the mark racer-%d took the block over with", taker)
                                 .isGreaterThanOrEqualTo(holderHeld);
                     } catch (MachineIdUnavailableException refused) {
-                        // the holder's renewal won
+                        // The holder's renewal won; a failed build closed the provider, so the node starts afresh.
+                        providers.set(taker, start(new Node("racer-" + taker, Duration.ofSeconds(1), fastRenewal(), clock)));
                     }
                 }
                 // Settle: one node holds the block again (a loser claims again by itself after one interval).
@@ -465,7 +466,8 @@ public abstract class MachineIdLeaseContract {
     private void provesLostWritesAreWaitedOut(ManualTimeSource clock, MachineIdRange range, MachineIdProvider holderProvider,
             EmbeddedIdService holder) throws Exception {
         long holderEnd = holderProvider.lease().heldUntil();
-        MachineIdProvider takerProvider = start(new Node("taker", LEASE, INERT, clock));
+        // The taker may have to wait out a whole lease before its first ID: it renews meanwhile.
+        MachineIdProvider takerProvider = start(new Node("taker", LEASE, fastRenewal(), clock));
         EmbeddedIdService taker = ids(takerProvider, clock, range, 1);
         assertThat(takerProvider.notBefore()).as("the mark of a claim after the store lost its writes").isPresent();
         assertThat(takerProvider.notBefore().getAsLong()).as("the mark of a claim after the store lost its writes")
@@ -473,7 +475,7 @@ public abstract class MachineIdLeaseContract {
         // The holder cannot know yet: it issues to its lease end, and the taker after it.
         clock.set(Instant.ofEpochMilli(holderEnd - 2));
         issue(holder, "holder", 500);
-        clock.set(Instant.ofEpochMilli(takerProvider.notBefore().getAsLong() + 1));
+        passTo(clock, takerProvider.notBefore().getAsLong() + 1, takerProvider);
         issue(taker, "taker", 500);
     }
 
@@ -678,6 +680,7 @@ public abstract class MachineIdLeaseContract {
         awaitTrue("the node claims another block by itself", () -> nodeProvider.grant().map(MachineIdGrant::number)
                 .orElse(0L) >= 2 && nodeProvider.lease().isHeldAt(clock.currentTimeMillis()));
         MachineIdGrant regained = nodeProvider.grant().orElseThrow();
+        passTo(clock, regained.notBefore().orElse(Long.MIN_VALUE) + 1, nodeProvider, takerProvider);
         assertThat(regained.block().first()).as("the block claimed again").isNotEqualTo(taker.machineId());
         // Its previous holder: "used" for machine ID 1; the node itself for 0, had it claimed 0 back first.
         assertThat(regained.notBefore().orElse(Long.MIN_VALUE)).as("the mark of the block claimed again")
