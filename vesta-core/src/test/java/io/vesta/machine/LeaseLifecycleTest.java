@@ -1,7 +1,7 @@
 package io.vesta.machine;
 
 import io.vesta.InvalidSettingException;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
