@@ -302,7 +302,8 @@ public final class FaultyDataSource implements DataSource, AutoCloseable {
 
     private Connection wrap(Connection connection, Closer closer) {
         Session session = new Session();
-        return (Connection) Proxy.newProxyInstance(FaultyDataSource.class.getClassLoader(), new Class<?>[] {Connection.class},
+        return (Connection) Proxy.newProxyInstance(FaultyDataSource.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "close" -> {
@@ -366,7 +367,7 @@ public final class FaultyDataSource implements DataSource, AutoCloseable {
                     if (name.equals("hashCode")) {
                         return System.identityHashCode(proxy);
                     }
-                    if (preparedSql == null && name.equals("addBatch") && args != null && args[0] instanceof String sql) {
+                    if (preparedSql == null && name.equals("addBatch") && args[0] instanceof String sql) {
                         batch.add(sql.strip());
                     }
                     if (preparedSql == null && name.equals("clearBatch")) {

@@ -194,7 +194,8 @@ public enum TestDatabase {
 
     /** The server's ID of the session behind {@code connection}. */
     public long sessionId(Connection connection) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet rs = statement.executeQuery(sessionIdQuery)) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sessionIdQuery)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -202,7 +203,8 @@ public enum TestDatabase {
 
     /** Ends session {@code sessionId} of the database at {@code url}, over a connection of its own. */
     public void killSession(String url, long sessionId) throws SQLException {
-        try (Connection admin = DriverManager.getConnection(url); PreparedStatement kill = admin.prepareStatement(killSessionSql)) {
+        try (Connection admin = DriverManager.getConnection(url);
+                PreparedStatement kill = admin.prepareStatement(killSessionSql)) {
             kill.setLong(1, sessionId);
             kill.execute();
         }
@@ -214,10 +216,12 @@ public enum TestDatabase {
     }
 
     static void execute(String url, String sql) {
-        try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = DriverManager.getConnection(url);
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         } catch (SQLException e) {
-            throw new IllegalStateException("could not run " + sql + " on " + withoutQuery(url) + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not run " + sql + " on " + withoutQuery(url) + ": " + e.getMessage(),
+                    e);
         }
     }
 }

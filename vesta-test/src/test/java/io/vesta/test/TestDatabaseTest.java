@@ -90,7 +90,8 @@ class TestDatabaseTest {
     }
 
     static void execute(String url, String sql) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = DriverManager.getConnection(url);
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }
