@@ -5,7 +5,7 @@ import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.time.FileTimestampStore;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimestampStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -6,7 +6,7 @@ import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.sequence.SequencerStrategy;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -6,7 +6,7 @@ import io.vesta.IdType;
 import io.vesta.InvalidSettingException;
 import io.vesta.layout.IdCodec;
 import io.vesta.time.FileTimestampStore;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -4,7 +4,7 @@ import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.PropertyMachineIdProvider;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 

@@ -1,19 +1,20 @@
 package io.vesta.segment;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import javax.sql.DataSource;
 
-/** In-memory H2: always runs. */
+/** The segment contract on in-memory H2: always runs. */
 class H2SegmentIdServiceTest extends SegmentIdServiceContract {
 
     private static HikariDataSource pool;
 
     @BeforeAll
     static void connect() {
-        pool = TestDatabases.h2();
+        pool = TestDatabase.H2.pool(8);
     }
 
     @AfterAll
@@ -26,11 +27,6 @@ class H2SegmentIdServiceTest extends SegmentIdServiceContract {
     @Override
     DataSource pool() {
         return pool;
-    }
-
-    @Override
-    String variable() {
-        return null;
     }
 
     @Override

@@ -1,22 +1,20 @@
 package io.vesta.segment;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import javax.sql.DataSource;
 
-/**
- * A real MariaDB named by {@code VESTA_TEST_MARIADB_URL}: each test skips, naming the variable, when it
- * is unset, and fails when it is set and the server is down.
- */
+/** The segment contract on the MariaDB server {@value TestDatabase#MARIADB_URL} names. */
 class MariaDbSegmentIdServiceTest extends SegmentIdServiceContract {
 
     private static HikariDataSource pool;
 
     @BeforeAll
     static void connect() {
-        pool = TestDatabases.fromEnvironment(TestDatabases.MARIADB_URL, "MariaDB");
+        pool = TestDatabase.MARIADB.pool(8);
     }
 
     @AfterAll
@@ -29,11 +27,6 @@ class MariaDbSegmentIdServiceTest extends SegmentIdServiceContract {
     @Override
     DataSource pool() {
         return pool;
-    }
-
-    @Override
-    String variable() {
-        return TestDatabases.MARIADB_URL;
     }
 
     @Override

@@ -1,22 +1,20 @@
 package io.vesta.segment;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import javax.sql.DataSource;
 
-/**
- * A real PostgreSQL named by {@code VESTA_TEST_POSTGRES_URL}: each test skips, naming the variable, when it
- * is unset, and fails when it is set and the server is down.
- */
+/** The segment contract on the PostgreSQL server {@value TestDatabase#POSTGRES_URL} names. */
 class PostgresSegmentIdServiceTest extends SegmentIdServiceContract {
 
     private static HikariDataSource pool;
 
     @BeforeAll
     static void connect() {
-        pool = TestDatabases.fromEnvironment(TestDatabases.POSTGRES_URL, "PostgreSQL");
+        pool = TestDatabase.POSTGRESQL.pool(8);
     }
 
     @AfterAll
@@ -29,11 +27,6 @@ class PostgresSegmentIdServiceTest extends SegmentIdServiceContract {
     @Override
     DataSource pool() {
         return pool;
-    }
-
-    @Override
-    String variable() {
-        return TestDatabases.POSTGRES_URL;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.vesta.segment;
 
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.FaultyDataSource;
+import io.vesta.test.ManualTimeSource;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +39,6 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The segment allocator against one database. Subclasses supply the pool (H2, PostgreSQL, MariaDB); every
@@ -51,20 +52,15 @@ abstract class SegmentIdServiceContract {
     private final List<SegmentIdService> services = new ArrayList<>();
     private final List<ExecutorService> executors = new ArrayList<>();
 
-    /** The pool of the database under test; null when its environment variable is unset. */
+    /** The pool of the database under test. */
     abstract DataSource pool();
-
-    /** The environment variable that names the database, or null for one that always runs. */
-    abstract String variable();
 
     /** The DDL script {@link SegmentSchema} should pick for this database. */
     abstract String expectedScript();
 
     @BeforeEach
     void createTable() {
-        assumeTrue(pool() != null, variable() + " is not set: skipping the " + getClass().getSimpleName()
-                + " segment tests (set it to a JDBC URL on 127.0.0.1 to run them)");
-        table = TestDatabases.randomTable();
+        table = TestDatabase.uniqueName("vesta_segment_t");
         assertThat(SegmentSchema.initialize(pool(), table)).isEqualTo(expectedScript());
     }
 
@@ -179,21 +175,21 @@ abstract class SegmentIdServiceContract {
     @Test
     void nextSegmentLoadsInTheBackgroundAndACallerWaitsOnlyWhenBothBuffersAreEmpty() throws Exception {
         insertTag(TAG, 1, 1000);
-        SwitchableDataSource database = new SwitchableDataSource(pool());
+        FaultyDataSource database = FaultyDataSource.over(pool());
         SegmentIdService service = track(builder(database).build());
 
         assertThat(service.nextId(TAG)).isEqualTo(1);
         assertThat(view(service).waits()).as("the first call for a tag loads in the caller").isEqualTo(1);
 
         // A slow database: the refill started at 10% cannot finish, yet the whole segment is served at once.
-        database.hold();
+        FaultyDataSource.Stall slow = database.stall(FaultyDataSource.StallPoint.CONNECTION);
         long began = System.nanoTime();
         for (long expected = 2; expected <= 1000; expected++) {
             assertThat(service.nextId(TAG)).isEqualTo(expected);
         }
         assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(5));
-        awaitTrue(() -> database.held() == 1, "the refill to reach the database");
-        assertThat(database.lastHeldThread()).startsWith("vesta-segment-loader-");
+        awaitTrue(() -> slow.blocked() == 1, "the refill to reach the database");
+        assertThat(slow.lastBlockedThread()).startsWith("vesta-segment-loader-");
         SegmentView drained = view(service);
         assertThat(drained.loading()).isTrue();
         assertThat(drained.nextReady()).isFalse();
@@ -205,7 +201,7 @@ abstract class SegmentIdServiceContract {
         awaitTrue(() -> view(service).waits() == 2, "the caller to find both buffers empty");
         Thread.sleep(50);
         assertThat(waiting).isNotDone();
-        database.release();
+        slow.release();
         assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(1001);
         assertThat(view(service).step()).as("one fast segment doubles the step").isEqualTo(2000);
 
@@ -376,7 +372,7 @@ abstract class SegmentIdServiceContract {
     @Test
     void databaseDownBuffersKeepServingThenAClearErrorNamesTagAndCauseThenServiceResumes() throws Exception {
         insertTag(TAG, 1, 100);
-        SwitchableDataSource database = new SwitchableDataSource(pool());
+        FaultyDataSource database = FaultyDataSource.over(pool());
         SegmentIdService service = track(builder(database).build());
         assertThat(service.nextId(TAG)).isEqualTo(1);
 
@@ -385,14 +381,14 @@ abstract class SegmentIdServiceContract {
             assertThat(service.nextId(TAG)).isEqualTo(expected);
         }
         awaitTrue(() -> view(service).failedLoads() >= 1 && !view(service).loading(), "the background refill to fail");
-        assertThat(view(service).lastFailure()).contains(SwitchableDataSource.DOWN_MESSAGE);
+        assertThat(view(service).lastFailure()).contains(FaultyDataSource.DOWN_MESSAGE);
 
         for (int attempt = 0; attempt < 2; attempt++) {
             assertThatThrownBy(() -> service.nextId(TAG))
                     .isInstanceOf(SegmentUnavailableException.class)
                     .hasMessageContaining("bizTag '" + TAG + "'")
                     .hasMessageContaining(table)
-                    .hasMessageContaining(SwitchableDataSource.DOWN_MESSAGE)
+                    .hasMessageContaining(FaultyDataSource.DOWN_MESSAGE)
                     .hasCauseInstanceOf(SQLException.class)
                     .satisfies(e -> assertThat(((SegmentUnavailableException) e).bizTag()).isEqualTo(TAG));
         }
@@ -408,7 +404,7 @@ abstract class SegmentIdServiceContract {
     @Test
     void databaseLostMidRunUnderLoadNeverRepeatsANumberAndEveryThreadRecovers() throws Exception {
         insertTag(TAG, 1, 200);
-        SwitchableDataSource database = new SwitchableDataSource(pool());
+        FaultyDataSource database = FaultyDataSource.over(pool());
         SegmentIdService service = track(builder(database).retryInterval(Duration.ofMillis(10)).build());
         int threads = 4;
         AtomicBoolean stop = new AtomicBoolean();
@@ -497,15 +493,13 @@ abstract class SegmentIdServiceContract {
     void twoNodesCreatingTheSameTagAtOnceBothGetNumbersFromOneRow() throws Exception {
         // Both nodes find no row and reach their INSERT together: one insert wins, the other's fails on the key.
         CyclicBarrier bothAtInsert = new CyclicBarrier(2);
-        SwitchableDataSource[] databases = {new SwitchableDataSource(pool()), new SwitchableDataSource(pool())};
-        for (SwitchableDataSource database : databases) {
-            database.beforePrepare(sql -> {
-                if (sql.startsWith("INSERT")) {
-                    try {
-                        bothAtInsert.await(10, TimeUnit.SECONDS);
-                    } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
-                        throw new IllegalStateException("the other node never reached its INSERT", e);
-                    }
+        FaultyDataSource[] databases = {FaultyDataSource.over(pool()), FaultyDataSource.over(pool())};
+        for (FaultyDataSource database : databases) {
+            database.beforeStatement(sql -> sql.startsWith("INSERT"), sql -> {
+                try {
+                    bothAtInsert.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                    throw new IllegalStateException("the other node never reached its INSERT", e);
                 }
             });
         }

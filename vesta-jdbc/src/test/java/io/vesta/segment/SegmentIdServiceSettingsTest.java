@@ -2,6 +2,8 @@ package io.vesta.segment;
 
 import io.vesta.InvalidSettingException;
 import io.vesta.SegmentNumbers;
+import io.vesta.test.FaultyDataSource;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -21,7 +23,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 /** Settings, arguments, the step rule and the DDL, without a database. */
 class SegmentIdServiceSettingsTest {
 
-    private final SwitchableDataSource unused = new SwitchableDataSource(null);
+    private final FaultyDataSource unused = FaultyDataSource.pooled(TestDatabase.H2.url(), 1);
 
     private SegmentIdService.Builder builder() {
         return SegmentIdService.builder().dataSource(unused);

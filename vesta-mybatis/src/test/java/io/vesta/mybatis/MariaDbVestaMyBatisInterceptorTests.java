@@ -1,9 +1,11 @@
 package io.vesta.mybatis;
 
+import io.vesta.test.TestDatabase;
+
 /** The contract on a real MariaDB server. */
 class MariaDbVestaMyBatisInterceptorTests extends ServerVestaMyBatisInterceptorContract {
 
     MariaDbVestaMyBatisInterceptorTests() {
-        super("VESTA_TEST_MARIADB_URL", "MariaDB");
+        super(TestDatabase.MARIADB);
     }
 }

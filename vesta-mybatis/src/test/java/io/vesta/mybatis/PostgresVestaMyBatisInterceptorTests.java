@@ -1,9 +1,11 @@
 package io.vesta.mybatis;
 
+import io.vesta.test.TestDatabase;
+
 /** The contract on a real PostgreSQL server. */
 class PostgresVestaMyBatisInterceptorTests extends ServerVestaMyBatisInterceptorContract {
 
     PostgresVestaMyBatisInterceptorTests() {
-        super("VESTA_TEST_POSTGRES_URL", "PostgreSQL");
+        super(TestDatabase.POSTGRESQL);
     }
 }

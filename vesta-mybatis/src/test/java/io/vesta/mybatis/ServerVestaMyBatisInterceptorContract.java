@@ -1,5 +1,6 @@
 package io.vesta.mybatis;
 
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -7,33 +8,27 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 /**
- * The contract on a real database server named by an environment variable, each test on tables of its own that are
- * dropped afterwards; skipped, naming the variable, when it is unset.
+ * The contract on a real database server named by an environment variable ({@link TestDatabase} skips or fails
+ * when it is unset), each test on tables of its own that are dropped afterwards.
  */
 abstract class ServerVestaMyBatisInterceptorContract extends VestaMyBatisInterceptorContract {
 
-    private final String variable;
-    private final String product;
+    private final TestDatabase database;
     private String url;
 
-    ServerVestaMyBatisInterceptorContract(String variable, String product) {
-        this.variable = variable;
-        this.product = product;
+    ServerVestaMyBatisInterceptorContract(TestDatabase database) {
+        this.database = database;
     }
 
     @BeforeEach
     void server() {
-        url = System.getenv(variable);
-        assumeTrue(url != null && !url.isBlank(), variable + " is not set: skipping the " + product + " MyBatis tests"
-                + " (set it to a JDBC URL on 127.0.0.1 to run them)");
+        url = database.url();
     }
 
     @AfterEach
     void dropTables() throws SQLException {
-        if (url != null && !url.isBlank()) {
+        if (url != null) {
             try (Connection connection = DriverManager.getConnection(url)) {
                 tables.drop(connection);
             }

@@ -2,6 +2,7 @@ package io.vesta.server;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.vesta.test.TestVariables;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * vesta-server on the redis strategy is configuration only: Lettuce is in the jar. The Redis named by
@@ -28,8 +28,7 @@ class RedisServerTests {
 
     @Test
     void theServerLeasesItsMachineIdFromRedisListsTheHashAndReleasesItOnStop() throws Exception {
-        String url = System.getenv("VESTA_TEST_REDIS_URL");
-        assumeTrue(url != null && !url.isBlank(), "VESTA_TEST_REDIS_URL is not set (e.g. redis://127.0.0.1:6379)");
+        String url = TestVariables.require("VESTA_TEST_REDIS_URL", "redis://127.0.0.1:6379");
         String key = "vesta-server-test:" + UUID.randomUUID().toString().substring(0, 8);
         RedisClient client = RedisClient.create(url);
         try (StatefulRedisConnection<String, String> redis = client.connect()) {

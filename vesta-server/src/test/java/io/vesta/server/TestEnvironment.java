@@ -1,38 +1,35 @@
 package io.vesta.server;
 
-import org.junit.jupiter.api.Assumptions;
+import io.vesta.test.TestDatabase;
+import io.vesta.test.TestVariables;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.util.UUID;
 
 /**
- * What the server's tests need from the machine, named by environment variables as in the other modules: unset, a
- * test skips naming the variable; set, a missing service fails the test. {@code .ci/run} sets them all.
+ * What the server's tests need from the machine, named by environment variables under vesta-test's one rule
+ * ({@link TestVariables}): unset, a test skips naming the variable (fails when {@code CI=true}); set, a missing
+ * service fails the test. {@code .ci/run} sets them all.
  */
 final class TestEnvironment {
 
-    static final String POSTGRES_URL = "VESTA_TEST_POSTGRES_URL";
     static final String CHROMIUM = "VESTA_TEST_CHROMIUM";
     static final String CHROMEDRIVER = "VESTA_TEST_CHROMEDRIVER";
 
     private TestEnvironment() {
     }
 
-    /** The PostgreSQL JDBC URL, or the test is skipped. */
+    /** The PostgreSQL JDBC URL ({@link TestDatabase#POSTGRESQL}), or the test is skipped. */
     static String postgres() {
-        String url = System.getenv(POSTGRES_URL);
-        Assumptions.assumeTrue(url != null && !url.isBlank(), POSTGRES_URL + " is not set: no PostgreSQL to test against");
-        return url;
+        return TestDatabase.POSTGRESQL.url();
     }
 
-    /** The executable a variable names; skipped when unset, an error when set to something that is not there. */
+    /** The executable a variable names; skipped (on CI failed) when unset, an error when set to something else. */
     static Path executable(String variable) {
-        String path = System.getenv(variable);
-        Assumptions.assumeTrue(path != null && !path.isBlank(), variable + " is not set");
+        String path = TestVariables.require(variable, "the path of the executable");
         Path file = Path.of(path);
         if (!Files.isExecutable(file)) {
             throw new IllegalStateException(variable + "=" + path + " is not an executable file (install the chromium and"
@@ -43,7 +40,7 @@ final class TestEnvironment {
 
     /** A table name of this run's own, so that runs never share a table. */
     static String table(String prefix) {
-        return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        return TestDatabase.uniqueName(prefix);
     }
 
     /** A segment tag's row, as an operator creates one by hand: vesta-server creates no tag on a GET. */

@@ -13,7 +13,7 @@ import io.vesta.machine.MachineIdRange;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.time.FileTimestampStore;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 import org.junit.jupiter.api.Test;

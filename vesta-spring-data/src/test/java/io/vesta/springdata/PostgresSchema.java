@@ -1,42 +1,46 @@
 package io.vesta.springdata;
 
-import org.junit.jupiter.api.Assumptions;
+import io.vesta.test.TestDatabase;
+import io.vesta.test.TestSchema;
 
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.util.UUID;
 
 /**
- * A schema of this test's own on the PostgreSQL that {@code VESTA_TEST_POSTGRES_URL} names (skipped when unset), with
- * one orders table and one tickets table; dropped on close.
+ * A schema of this test's own on the PostgreSQL that {@value TestDatabase#POSTGRES_URL} names ({@link TestDatabase}
+ * skips or fails when it is unset), with one orders table, one tickets table and one invoices table; dropped on close.
  */
 final class PostgresSchema implements AutoCloseable {
 
-    static final String VARIABLE = "VESTA_TEST_POSTGRES_URL";
-
     final String url;
-    final String name = "vesta_sd_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    final String name;
+    private final TestSchema schema;
 
-    private PostgresSchema(String url) {
-        this.url = url;
+    private PostgresSchema(TestSchema schema) {
+        this.schema = schema;
+        this.url = TestDatabase.POSTGRESQL.url();
+        this.name = schema.name();
     }
 
     static PostgresSchema create() throws Exception {
-        String url = System.getenv(VARIABLE);
-        Assumptions.assumeTrue(url != null && !url.isBlank(), VARIABLE + " is not set: no PostgreSQL to test against");
-        PostgresSchema schema = new PostgresSchema(url);
-        schema.execute("CREATE SCHEMA " + schema.name,
-                "CREATE TABLE " + schema.name + ".orders (id BIGINT PRIMARY KEY, item VARCHAR(100) NOT NULL)",
-                "CREATE TABLE " + schema.name + ".tickets (id VARCHAR(20) PRIMARY KEY, title VARCHAR(100) NOT NULL)",
-                "CREATE TABLE " + schema.name + ".invoices (id BIGINT PRIMARY KEY, amount INTEGER NOT NULL)");
+        PostgresSchema schema = new PostgresSchema(TestDatabase.POSTGRESQL.createSchema("vesta_sd"));
+        try {
+            String name = schema.name;
+            schema.execute("CREATE TABLE " + name + ".orders (id BIGINT PRIMARY KEY, item VARCHAR(100) NOT NULL)",
+                    "CREATE TABLE " + name + ".tickets (id VARCHAR(20) PRIMARY KEY, title VARCHAR(100) NOT NULL)",
+                    "CREATE TABLE " + name + ".invoices (id BIGINT PRIMARY KEY, amount INTEGER NOT NULL)");
+        } catch (Exception | Error e) {
+            schema.close();
+            throw e;
+        }
         return schema;
     }
 
     /** The JDBC URL with this schema as the search path. */
     String jdbcUrl() {
-        return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + name;
+        return schema.url();
     }
 
     /** Host, port, database and user of the JDBC URL, for a driver of another kind (R2DBC). */
@@ -73,7 +77,7 @@ final class PostgresSchema implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+    public void close() {
+        schema.close();
     }
 }

@@ -1,6 +1,7 @@
 package io.vesta.machine.db;
 
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.test.FaultyDataSource;
 import io.vesta.test.lease.MachineIdLeaseContract;
 
 import java.sql.Connection;
@@ -10,8 +11,8 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The lease contract on a database: every test in a table of its own, every node through one pool that can stall and
- * lose replies. A database keeps what it committed, so it cannot restart empty or roll back.
+ * The lease contract on a database: every test in a table of its own, every node through one FaultyDataSource that can
+ * stall and lose replies. A database keeps what it committed, so it cannot restart empty or roll back.
  */
 abstract class DbLeaseContract extends MachineIdLeaseContract {
 
@@ -22,8 +23,7 @@ abstract class DbLeaseContract extends MachineIdLeaseContract {
     }
 
     private String table;
-    private TestDataSource pool;
-    private LeaseFaultDataSource dataSource;
+    private FaultyDataSource dataSource;
 
     /** The database's JDBC URL; skips (naming the variable) when it is not configured. */
     abstract String url();
@@ -31,15 +31,14 @@ abstract class DbLeaseContract extends MachineIdLeaseContract {
     @Override
     protected void openStore() {
         table = "vesta_contract_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        pool = TestDataSource.pooled(url(), 40);
-        dataSource = new LeaseFaultDataSource(pool);
-        DbMachineIdProvider.builder(pool).table(table).owner("schema").build().initializeSchema();
+        dataSource = FaultyDataSource.pooled(url(), 40);
+        DbMachineIdProvider.builder(dataSource).table(table).owner("schema").build().initializeSchema();
     }
 
     @Override
     protected void closeStore() throws Exception {
-        if (pool != null) {
-            pool.close();
+        if (dataSource != null) {
+            dataSource.close();
         }
         try (Connection connection = DriverManager.getConnection(url()); Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE IF EXISTS " + table);
@@ -60,12 +59,20 @@ abstract class DbLeaseContract extends MachineIdLeaseContract {
 
     @Override
     protected AutoCloseable stall() {
-        return dataSource.stall();
+        // Every connection and statement hangs, ignoring interrupts, as a JDBC call on a partitioned network does.
+        FaultyDataSource.Stall connections = dataSource.stall(FaultyDataSource.StallPoint.CONNECTION);
+        FaultyDataSource.Stall statements = dataSource.stall(FaultyDataSource.StallPoint.STATEMENT);
+        return () -> {
+            connections.release();
+            statements.release();
+        };
     }
 
     @Override
     protected AutoCloseable loseReplies() {
-        return dataSource.loseReplies();
+        // Every write commits, then its reply is lost, as when the link breaks after the server committed.
+        FaultyDataSource.Fault lost = dataSource.loseCommitReply(sql -> !sql.startsWith("SELECT"));
+        return lost::remove;
     }
 
     @Override

@@ -7,7 +7,8 @@ import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.FaultyDataSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,7 +73,7 @@ abstract class DbMachineIdProviderContract {
 
     String table;
     private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final List<TestDataSource> dataSources = new ArrayList<>();
+    private final List<FaultyDataSource> dataSources = new ArrayList<>();
 
     @BeforeEach
     void createTable() {
@@ -85,7 +86,7 @@ abstract class DbMachineIdProviderContract {
         for (AutoCloseable closeable : toClose) {
             closeable.close();
         }
-        for (TestDataSource dataSource : dataSources) {
+        for (FaultyDataSource dataSource : dataSources) {
             dataSource.close();
         }
         try (Connection connection = DriverManager.getConnection(url()); Statement statement = connection.createStatement()) {
@@ -103,7 +104,7 @@ abstract class DbMachineIdProviderContract {
         int nodes = 6;
         ExecutorService pool = Executors.newFixedThreadPool(nodes);
         // One pool per node for all rounds: a pool per round would hold 90 connections, near PostgreSQL's 100.
-        List<TestDataSource> dataSources = new ArrayList<>();
+        List<FaultyDataSource> dataSources = new ArrayList<>();
         for (int node = 0; node < nodes; node++) {
             dataSources.add(pooled(1));
         }
@@ -138,25 +139,25 @@ abstract class DbMachineIdProviderContract {
         }
     }
 
-    TestDataSource pooled(int maxOpen) {
-        TestDataSource dataSource = TestDataSource.pooled(url(), maxOpen);
+    FaultyDataSource pooled(int maxOpen) {
+        FaultyDataSource dataSource = FaultyDataSource.pooled(url(), maxOpen);
         dataSources.add(dataSource);
         return dataSource;
     }
 
-    TestDataSource single() {
-        TestDataSource dataSource = TestDataSource.single(url());
+    FaultyDataSource single() {
+        FaultyDataSource dataSource = FaultyDataSource.single(url());
         dataSources.add(dataSource);
         return dataSource;
     }
 
-    DbMachineIdProvider.Builder builder(TestDataSource dataSource, String owner, TimeSource clock) {
+    DbMachineIdProvider.Builder builder(FaultyDataSource dataSource, String owner, TimeSource clock) {
         return DbMachineIdProvider.builder(dataSource).table(table).owner(owner).timeSource(clock)
                 // Longer than any test runs: the tests drive heartbeats by hand unless they say otherwise.
                 .lease(Duration.ofSeconds(60)).heartbeat(Duration.ofSeconds(20));
     }
 
-    DbMachineIdProvider provider(TestDataSource dataSource, String owner, TimeSource clock) {
+    DbMachineIdProvider provider(FaultyDataSource dataSource, String owner, TimeSource clock) {
         DbMachineIdProvider provider = builder(dataSource, owner, clock).build();
         toClose.add(provider);
         return provider;
@@ -191,7 +192,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void twoHundredConcurrentAcquirersGetDistinctIds() throws Exception {
         int acquirers = 200;
-        TestDataSource dataSource = pooled(20);
+        FaultyDataSource dataSource = pooled(20);
         List<DbMachineIdProvider> providers = new ArrayList<>();
         for (int i = 0; i < acquirers; i++) {
             providers.add(provider(dataSource, "node-" + i, TimeSource.system()));
@@ -229,7 +230,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void aRestartGetsTheSameIdBackAfterACleanCloseAndAfterACrash() {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(4);
+        FaultyDataSource dataSource = pooled(4);
         DbMachineIdProvider first = provider(dataSource, "node-a", clock);
         EmbeddedIdService a = service(first, clock);
         long other = provider(dataSource, "node-b", clock).acquire(MachineIdRange.EMBEDDED);
@@ -258,7 +259,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void anExpiredLeaseIsTakenOverAndTheNewOwnersIdsComeAfterTheOldOwnersLast() throws SQLException {
         ManualTimeSource clockA = new ManualTimeSource(T0);
-        TestDataSource dataSourceA = pooled(2);
+        FaultyDataSource dataSourceA = pooled(2);
         DbMachineIdProvider providerA = provider(dataSourceA, "node-a", clockA);
         EmbeddedIdService a = service(providerA, clockA);
         a.genIds(100);
@@ -298,7 +299,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void aFullRangeIsRefusedNamingTheTableTheRangeAndHowManyRowsHoldIt() {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(2);
+        FaultyDataSource dataSource = pooled(2);
         MachineIdRange range = new MachineIdRange(5, 7);
         for (String owner : List.of("node-a", "node-b", "node-c")) {
             provider(dataSource, owner, clock).acquire(range);
@@ -317,7 +318,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void theDatabaseDownDuringHeartbeatsStopsIssuingOnceTheLeaseRunsOutAndRenewalRecovers() {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(2);
+        FaultyDataSource dataSource = pooled(2);
         DbMachineIdProvider provider = provider(dataSource, "node-a", clock);
         EmbeddedIdService service = service(provider, clock);
         service.genId();
@@ -344,7 +345,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void closeReleasesTheRowSoAnotherNodeTakesItAtOnce() throws SQLException {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(2);
+        FaultyDataSource dataSource = pooled(2);
         EmbeddedIdService a = service(provider(dataSource, "node-a", clock), clock);
         long last = a.genId();
         a.close();
@@ -359,7 +360,7 @@ abstract class DbMachineIdProviderContract {
 
     @Test
     void aBrokenConnectionStopsIssuingWithinTheLeaseAndANewConnectionRecovers() throws Exception {
-        TestDataSource dataSource = single();
+        FaultyDataSource dataSource = single();
         DbMachineIdProvider provider = builder(dataSource, "node-a", TimeSource.system())
                 .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
         toClose.add(provider);
@@ -407,16 +408,6 @@ abstract class DbMachineIdProviderContract {
     /** The takeover's UPDATE: the write that comes after a claim's read of a row another node may still renew. */
     static final java.util.function.Predicate<String> TAKEOVER = sql -> sql.startsWith("UPDATE") && sql.contains("SET owner");
 
-    /** Runs {@code action} the first time only: the race is staged once, then the provider may retry in peace. */
-    static Runnable once(Runnable action) {
-        AtomicBoolean done = new AtomicBoolean();
-        return () -> {
-            if (done.compareAndSet(false, true)) {
-                action.run();
-            }
-        };
-    }
-
     @Test
     void aRenewalCommittedBetweenATakeoversReadAndItsWriteKeepsTheRowWithItsHolderAndNoIdRepeats() throws SQLException {
         ManualTimeSource clockA = new ManualTimeSource(T0);
@@ -428,10 +419,10 @@ abstract class DbMachineIdProviderContract {
         // B's clock is 10 s ahead: B finds A's lease over and reads the row; before B writes, A's late heartbeat
         // commits and pushes lease and high water to T0 + 110 s.
         ManualTimeSource clockB = new ManualTimeSource(T0.plusSeconds(60));
-        TestDataSource dataSourceB = pooled(2);
+        FaultyDataSource dataSourceB = pooled(2);
         DbMachineIdProvider providerB = provider(dataSourceB, "node-b", clockB);
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        dataSourceB.beforeExecuting(TAKEOVER, once(() -> renewedInBetween.set(providerA.heartbeat())));
+        dataSourceB.beforeStatement(TAKEOVER, sql -> renewedInBetween.set(providerA.heartbeat())).times(1);
         EmbeddedIdService b = service(providerB, clockB);
         assertThat(renewedInBetween.get()).as("A's heartbeat ran between B's read and B's write, and committed").isTrue();
 
@@ -464,10 +455,10 @@ abstract class DbMachineIdProviderContract {
         // node-a starts again while its previous run still lives (a replacement started before the old process
         // died): the restart reads its row, then the old run's heartbeat commits a lease until T0 + 70 s.
         ManualTimeSource clockR = new ManualTimeSource(T0.plusSeconds(68));
-        TestDataSource dataSourceR = pooled(2);
+        FaultyDataSource dataSourceR = pooled(2);
         DbMachineIdProvider restarted = provider(dataSourceR, "node-a", clockR);
         AtomicReference<Boolean> renewedInBetween = new AtomicReference<>();
-        dataSourceR.beforeExecuting(TAKEOVER, once(() -> renewedInBetween.set(providerA.heartbeat())));
+        dataSourceR.beforeStatement(TAKEOVER, sql -> renewedInBetween.set(providerA.heartbeat())).times(1);
         EmbeddedIdService r = service(restarted, clockR);
         assertThat(renewedInBetween.get()).as("the old run's heartbeat committed between the restart's read and write").isTrue();
 
@@ -552,12 +543,12 @@ abstract class DbMachineIdProviderContract {
 
     @Test
     void closeReturnsInTimeAndRevokesTheLeaseWhileAHeartbeatIsStuckGettingAConnection() throws Exception {
-        closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint.CONNECTION);
+        closeWhileAHeartbeatIsStuck(FaultyDataSource.StallPoint.CONNECTION);
     }
 
     @Test
     void closeReturnsInTimeAndRevokesTheLeaseWhileAHeartbeatIsStuckInAStatement() throws Exception {
-        closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint.STATEMENT);
+        closeWhileAHeartbeatIsStuck(FaultyDataSource.StallPoint.STATEMENT);
     }
 
     /** The bound close() documents for a one-second lease: the query timeout (1 s) plus one second. */
@@ -565,9 +556,9 @@ abstract class DbMachineIdProviderContract {
     /** Room for the test's own threads to be scheduled on a busy machine. */
     static final Duration SCHEDULING_SLACK = Duration.ofMillis(750);
 
-    private void closeWhileAHeartbeatIsStuck(TestDataSource.StallPoint point) throws Exception {
+    private void closeWhileAHeartbeatIsStuck(FaultyDataSource.StallPoint point) throws Exception {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(3);
+        FaultyDataSource dataSource = pooled(3);
         DbMachineIdProvider provider = builder(dataSource, "node-a", clock)
                 .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
         toClose.add(provider);
@@ -575,7 +566,7 @@ abstract class DbMachineIdProviderContract {
         EmbeddedIdService service = service(provider, clock);
         service.genId();
         ExecutorService threads = Executors.newFixedThreadPool(2);
-        TestDataSource.Stall stall = dataSource.stall(point);
+        FaultyDataSource.Stall stall = dataSource.stall(point);
         try {
             Future<Boolean> stuck = threads.submit(provider::heartbeat);
             assertThat(stall.awaitBlocked(Duration.ofSeconds(10))).as("a heartbeat hangs in the database").isTrue();
@@ -610,12 +601,12 @@ abstract class DbMachineIdProviderContract {
     @Test
     void closeReturnsInTimeWhileAcquireIsStuckAndTheRowAcquireThenClaimsIsReleased() throws Exception {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(3);
+        FaultyDataSource dataSource = pooled(3);
         DbMachineIdProvider provider = builder(dataSource, "node-a", clock)
                 .lease(Duration.ofSeconds(1)).heartbeat(Duration.ofMillis(100)).build();
         toClose.add(provider);
         ExecutorService threads = Executors.newFixedThreadPool(2);
-        TestDataSource.Stall stall = dataSource.stall(TestDataSource.StallPoint.STATEMENT);
+        FaultyDataSource.Stall stall = dataSource.stall(FaultyDataSource.StallPoint.STATEMENT);
         try {
             Future<Long> acquiring = threads.submit(() -> provider.acquire(MachineIdRange.EMBEDDED));
             assertThat(stall.awaitBlocked(Duration.ofSeconds(10))).as("acquire hangs in the database").isTrue();
@@ -647,7 +638,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void everyStatementTheProviderRunsCarriesAQueryTimeout() {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(2);
+        FaultyDataSource dataSource = pooled(2);
         DbMachineIdProvider first = builder(dataSource, "node-a", clock).initializeSchema(true).build();
         toClose.add(first);
         long id = first.acquire(MachineIdRange.EMBEDDED);
@@ -657,7 +648,7 @@ abstract class DbMachineIdProviderContract {
         assertThat(first.heartbeat()).as("taken over: the heartbeat reads the row to say by whom").isFalse();
         restarted.close();
 
-        List<TestDataSource.Executed> executed = dataSource.executed();
+        List<FaultyDataSource.Executed> executed = dataSource.executed();
         // DDL, the range SELECT, INSERT, renewal, takeover, the single-row SELECT and the release.
         assertThat(executed.stream().map(e -> e.sql().split("\\s+")[0].toUpperCase(java.util.Locale.ROOT)).distinct())
                 .contains("CREATE", "SELECT", "INSERT", "UPDATE");
@@ -674,7 +665,7 @@ abstract class DbMachineIdProviderContract {
     void twoHundredBlockAcquirersRacingEachGetAWholeBlockOrNone() throws Exception {
         int acquirers = 200;
         MachineIdRange range = new MachineIdRange(0, 399);
-        TestDataSource dataSource = pooled(20);
+        FaultyDataSource dataSource = pooled(20);
         List<DbMachineIdProvider> providers = new ArrayList<>();
         for (int i = 0; i < acquirers; i++) {
             providers.add(provider(dataSource, "node-" + i, TimeSource.system()));
@@ -915,7 +906,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void oneRowOfABlockTakenOverEndsTheLeaseOnTheWholeBlock() throws SQLException {
         ManualTimeSource clockA = new ManualTimeSource(T0);
-        TestDataSource dataSourceA = pooled(2);
+        FaultyDataSource dataSourceA = pooled(2);
         DbMachineIdProvider providerA = provider(dataSourceA, "node-a", clockA);
         EmbeddedIdService a = blockService(providerA, clockA, 2);
         assertThat(a.machineIdBlock()).hasToString("0-1");
@@ -940,7 +931,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void aFullRangeOfBlocksIsRefusedWithTheFigures() {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        TestDataSource dataSource = pooled(2);
+        FaultyDataSource dataSource = pooled(2);
         MachineIdRange range = new MachineIdRange(0, 9);
         provider(dataSource, "node-a", clock).acquire(range, 4);
         provider(dataSource, "node-b", clock).acquire(new MachineIdRange(5, 5));
@@ -963,7 +954,7 @@ abstract class DbMachineIdProviderContract {
     @Test
     void aNodeWhoseRowWasTakenOverClaimsAnotherByItselfAndIssuesAgainWithoutRepeatingAnId() throws Exception {
         ManualTimeSource clockA = new ManualTimeSource(T0);
-        TestDataSource dataSourceA = pooled(2);
+        FaultyDataSource dataSourceA = pooled(2);
         // A renews on its own thread, often, so that it learns of the takeover and claims again within the test.
         DbMachineIdProvider providerA = builder(dataSourceA, "node-a", clockA).heartbeat(Duration.ofMillis(100)).build();
         toClose.add(providerA);

@@ -1,12 +1,11 @@
 package io.vesta.machine.db;
 
-import java.util.concurrent.ThreadLocalRandom;
+import io.vesta.test.TestDatabase;
 
 /** The contract on an in-memory H2 database of the test's own. */
 class DbMachineIdProviderH2Test extends DbMachineIdProviderContract {
 
-    private final String url = "jdbc:h2:mem:vesta_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE)
-            + ";DB_CLOSE_DELAY=-1";
+    private final String url = TestDatabase.H2.url();
 
     @Override
     String url() {
@@ -15,11 +14,11 @@ class DbMachineIdProviderH2Test extends DbMachineIdProviderContract {
 
     @Override
     String sessionIdQuery() {
-        return "SELECT SESSION_ID()";
+        return TestDatabase.H2.sessionIdQuery();
     }
 
     @Override
     String killSessionSql() {
-        return "SELECT ABORT_SESSION(CAST(? AS INTEGER))";
+        return TestDatabase.H2.killSessionSql();
     }
 }

@@ -1,6 +1,7 @@
 package io.vesta.machine.db;
 
 import io.vesta.InvalidSettingException;
+import io.vesta.test.FaultyDataSource;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,7 @@ import static org.assertj.core.api.InstanceOfAssertFactories.type;
 /** Settings and schema scripts of {@link DbMachineIdProvider}; the behaviour against databases is in the contract. */
 class DbMachineIdProviderTest {
 
-    private final TestDataSource dataSource = TestDataSource.pooled("jdbc:h2:mem:unused", 1);
+    private final FaultyDataSource dataSource = FaultyDataSource.pooled("jdbc:h2:mem:unused", 1);
 
     @Test
     void settingsOutOfRangeNameTheSettingTheValueAndTheRange() {

@@ -7,7 +7,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
 import io.vesta.machine.MachineIdUnavailableException;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

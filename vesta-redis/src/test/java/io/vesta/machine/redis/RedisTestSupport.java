@@ -3,11 +3,11 @@ package io.vesta.machine.redis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.vesta.test.TestVariables;
 
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Where the tests find Redis: the shared server named by {@value #URL}, and the binary for servers of their own. */
 final class RedisTestSupport {
@@ -21,16 +21,11 @@ final class RedisTestSupport {
     }
 
     static RedisURI sharedUri() {
-        String url = System.getenv(URL);
-        assumeTrue(url != null && !url.isBlank(), URL + " is not set (e.g. redis://127.0.0.1:6379): skipping the Redis tests");
-        return RedisURI.create(url);
+        return RedisURI.create(TestVariables.require(URL, "redis://127.0.0.1:6379"));
     }
 
     static String serverBinary() {
-        String binary = System.getenv(SERVER);
-        assumeTrue(binary != null && !binary.isBlank(), SERVER + " is not set (e.g. /usr/bin/redis-server): skipping the"
-                + " tests that restart Redis");
-        return binary;
+        return TestVariables.require(SERVER, "/usr/bin/redis-server");
     }
 
     /** The run_id of the server behind {@code client}. */

@@ -14,7 +14,7 @@ import io.vesta.IdType;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.client.RemoteIdService;
 import io.vesta.segment.SegmentIdService;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;

@@ -6,6 +6,8 @@ import io.vesta.autoconfigure.segment.VestaSegmentAutoConfiguration;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
+import io.vesta.test.TestDatabase;
+import io.vesta.test.TestSchema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +31,6 @@ import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Vesta's tables created by the application's own database initialisation ({@code spring.sql.init}, Flyway,
@@ -39,40 +40,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class DatabaseInitializationTests {
 
-    /** The databases, each by the product name its script is chosen by; the servers' URLs come from the environment. */
-    enum Database {
-        H2("H2", null), POSTGRESQL("PostgreSQL", "VESTA_TEST_POSTGRES_URL"), MARIADB("MariaDB", "VESTA_TEST_MARIADB_URL");
-
-        final String product;
-        final String variable;
-
-        Database(String product, String variable) {
-            this.product = product;
-            this.variable = variable;
-        }
-
-        String url() {
-            if (variable == null) {
-                return "jdbc:h2:mem:vesta_init_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
-            }
-            String url = System.getenv(variable);
-            assumeTrue(url != null && !url.isBlank(), variable + " is not set: skipping the " + product
-                    + " test (set it to a JDBC URL on 127.0.0.1 to run it)");
-            return url;
-        }
-    }
-
     private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     private final String leases = "vesta_machine_init_" + suffix;
     private final String segments = "vesta_segment_init_" + suffix;
     private final String history = "flyway_init_" + suffix;
     private final List<String> urls = new ArrayList<>();
-    private final List<Runnable> cleanUp = new ArrayList<>();
+    private final List<TestSchema> schemas = new ArrayList<>();
 
     @TempDir
     Path dir;
 
-    private String url(Database database) {
+    private String url(TestDatabase database) {
         String url = database.url();
         urls.add(url);
         return url;
@@ -80,7 +58,7 @@ class DatabaseInitializationTests {
 
     @AfterEach
     void dropTables() {
-        cleanUp.forEach(Runnable::run);
+        schemas.forEach(TestSchema::close);
         for (String url : urls) {
             JdbcTemplate jdbc = new JdbcTemplate(direct(url));
             for (String table : List.of(leases, segments, history)) {
@@ -90,9 +68,9 @@ class DatabaseInitializationTests {
     }
 
     /** Both tables with the configured names, from the scripts in the jar: what a migration copies. */
-    private String shippedDdl(Database database) {
-        StringBuilder ddl = new StringBuilder(DbMachineIdProvider.schemaScript(database.product, leases)).append('\n');
-        for (String statement : SegmentSchema.statements(database.product, segments)) {
+    private String shippedDdl(TestDatabase database) {
+        StringBuilder ddl = new StringBuilder(DbMachineIdProvider.schemaScript(database.product(), leases)).append('\n');
+        for (String statement : SegmentSchema.statements(database.product(), segments)) {
             ddl.append(statement).append(";\n");
         }
         return ddl.toString();
@@ -119,8 +97,8 @@ class DatabaseInitializationTests {
     }
 
     @ParameterizedTest
-    @EnumSource(Database.class)
-    void tablesCreatedBySpringSqlInitAreThereBeforeTheLeaseAndTheSegments(Database database) throws IOException {
+    @EnumSource(TestDatabase.class)
+    void tablesCreatedBySpringSqlInitAreThereBeforeTheLeaseAndTheSegments(TestDatabase database) throws IOException {
         Path schema = Files.writeString(dir.resolve("schema.sql"), shippedDdl(database));
         application(url(database))
                 .withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
@@ -132,8 +110,8 @@ class DatabaseInitializationTests {
     }
 
     @ParameterizedTest
-    @EnumSource(Database.class)
-    void tablesCreatedByFlywayAreThereBeforeTheLeaseAndTheSegments(Database database) throws IOException {
+    @EnumSource(TestDatabase.class)
+    void tablesCreatedByFlywayAreThereBeforeTheLeaseAndTheSegments(TestDatabase database) throws IOException {
         Path migrations = Files.createDirectories(dir.resolve("migration"));
         Files.writeString(migrations.resolve("V1__vesta.sql"), shippedDdl(database));
         application(url(database))
@@ -152,8 +130,8 @@ class DatabaseInitializationTests {
      * default names, so each run has a database (MariaDB) or schema (PostgreSQL) of its own.
      */
     @ParameterizedTest
-    @EnumSource(Database.class)
-    void tablesCreatedByTheReadmesLiquibaseChangelogAreThereBeforeTheLeaseAndTheSegments(Database database) throws IOException {
+    @EnumSource(TestDatabase.class)
+    void tablesCreatedByTheReadmesLiquibaseChangelogAreThereBeforeTheLeaseAndTheSegments(TestDatabase database) throws IOException {
         String url = isolated(database);
         Path changelog = Files.writeString(dir.resolve("changelog.yaml"), """
                 databaseChangeLog:
@@ -186,29 +164,15 @@ class DatabaseInitializationTests {
     }
 
     /** A URL on an empty database or schema of this test's own, dropped afterwards. */
-    private String isolated(Database database) {
-        String url = database.url();
-        String name = "vesta_init_" + suffix;
-        switch (database) {
-            case H2 -> {
-                return url;
-            }
-            case POSTGRESQL -> {
-                new JdbcTemplate(direct(url)).execute("CREATE SCHEMA " + name);
-                cleanUp.add(() -> new JdbcTemplate(direct(url)).execute("DROP SCHEMA " + name + " CASCADE"));
-                return url + (url.contains("?") ? "&" : "?") + "currentSchema=" + name;
-            }
-            default -> {
-                new JdbcTemplate(direct(url)).execute("CREATE DATABASE " + name);
-                cleanUp.add(() -> new JdbcTemplate(direct(url)).execute("DROP DATABASE " + name));
-                return url.replaceFirst("(jdbc:mariadb://[^/]+/)[^?]*", "$1" + name);
-            }
-        }
+    private String isolated(TestDatabase database) {
+        TestSchema schema = database.createSchema("vesta_init");
+        schemas.add(schema);
+        return schema.url();
     }
 
     @ParameterizedTest
-    @EnumSource(Database.class)
-    void byDefaultVestaCreatesItsTablesOnAnEmbeddedDatabaseOnly(Database database) {
+    @EnumSource(TestDatabase.class)
+    void byDefaultVestaCreatesItsTablesOnAnEmbeddedDatabaseOnly(TestDatabase database) {
         String url = url(database);
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
@@ -217,13 +181,13 @@ class DatabaseInitializationTests {
                         "vesta.segment.enabled=true", "vesta.segment.table=" + segments)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(exists(url, segments)).isEqualTo(database == Database.H2);
+                    assertThat(exists(url, segments)).isEqualTo(database == TestDatabase.H2);
                 });
     }
 
     @ParameterizedTest
-    @EnumSource(Database.class)
-    void alwaysCreatesBothTablesOnEveryDatabase(Database database) {
+    @EnumSource(TestDatabase.class)
+    void alwaysCreatesBothTablesOnEveryDatabase(TestDatabase database) {
         application(url(database))
                 .withPropertyValues("vesta.machine-id.db.initialize-schema=always", "vesta.segment.initialize-schema=always")
                 .run(context -> {
@@ -234,7 +198,7 @@ class DatabaseInitializationTests {
 
     @Test
     void neverCreatesNoTableEvenOnAnEmbeddedDatabase() {
-        String url = url(Database.H2);
+        String url = url(TestDatabase.H2);
         application(url).withPropertyValues("vesta.machine-id.strategy=property", "vesta.machine-id.value=3")
                 .run(context -> {
                     assertThat(context).hasNotFailed();

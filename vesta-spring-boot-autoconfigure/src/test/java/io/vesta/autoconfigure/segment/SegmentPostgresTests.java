@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.segment;
 
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.segment.SegmentIdService;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -11,7 +12,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import javax.sql.DataSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,23 +19,18 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The bean on a real PostgreSQL named by {@code VESTA_TEST_POSTGRES_URL} through Boot's own DataSource (Hikari):
- * skips, naming the variable, when it is unset; fails when it is set and the server is not there.
+ * The bean on a real PostgreSQL named by {@value TestDatabase#POSTGRES_URL} through Boot's own DataSource (Hikari),
+ * skipped or failed by {@link TestDatabase}'s rule when the variable is unset.
  */
 class SegmentPostgresTests {
 
-    static final String VARIABLE = "VESTA_TEST_POSTGRES_URL";
-
-    private final String table = "vesta_segment_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    private final String table = TestDatabase.uniqueName("vesta_segment");
 
     @Test
     void twoNodesOnOnePostgresTableNeverIssueTheSameNumber() throws Exception {
-        String url = System.getenv(VARIABLE);
-        assumeTrue(url != null && !url.isBlank(), VARIABLE + " is not set: skipping the PostgreSQL test of the "
-                + "segment bean (set it to a JDBC URL such as jdbc:postgresql://127.0.0.1:5432/test?user=postgres)");
+        String url = TestDatabase.POSTGRESQL.url();
         ApplicationContextRunner node = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, VestaAutoConfiguration.class,
                         VestaSegmentAutoConfiguration.class))

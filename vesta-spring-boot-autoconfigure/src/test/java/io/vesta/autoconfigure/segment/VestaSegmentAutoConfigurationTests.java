@@ -6,7 +6,7 @@ import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentUnavailableException;
 import io.vesta.segment.SegmentView;
 import io.vesta.segment.UnknownBizTagException;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;

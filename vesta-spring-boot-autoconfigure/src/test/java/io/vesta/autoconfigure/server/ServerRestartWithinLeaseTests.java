@@ -5,7 +5,7 @@ import io.vesta.GenMethod;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.protocol.BatchProtocol;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

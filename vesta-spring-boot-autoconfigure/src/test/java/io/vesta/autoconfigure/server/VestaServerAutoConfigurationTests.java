@@ -8,7 +8,7 @@ import io.vesta.autoconfigure.ThisHost;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -9,7 +9,7 @@ import io.vesta.layout.IdCodec;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -236,7 +236,7 @@ class ZooKeeperMachineIdProviderTest {
 
     @Test
     void aRestartInTheMillisecondOfACleanCloseDoesNotRepeatTheLastIds() {
-        io.vesta.time.ManualTimeSource clock = new io.vesta.time.ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
+        io.vesta.test.ManualTimeSource clock = new io.vesta.test.ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
         ZooKeeperMachineIdProvider first = provider("10.0.0.1:8080", clock);
         EmbeddedIdService a = service(first, clock);
         long[] before = a.genIds(10);

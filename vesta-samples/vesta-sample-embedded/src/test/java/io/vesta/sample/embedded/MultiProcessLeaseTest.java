@@ -2,6 +2,7 @@ package io.vesta.sample.embedded;
 
 import io.vesta.Id;
 import io.vesta.layout.IdCodec;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,11 +18,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Three JVMs of this sample share one PostgreSQL lease table, issuing IDs for a few seconds; one is killed
@@ -30,9 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class MultiProcessLeaseTest {
 
-    private static final String URL_VARIABLE = "VESTA_TEST_POSTGRES_URL";
-
-    private final String table = "vesta_machine_mp_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private final String table = TestDatabase.uniqueName("vesta_machine_mp");
     private final List<Process> processes = new ArrayList<>();
     private String url;
 
@@ -48,8 +45,7 @@ class MultiProcessLeaseTest {
 
     @Test
     void killedAndRestartedProcessesNeverRepeatAnIdAndEachIdDecodesToItsProcess(@TempDir Path dir) throws Exception {
-        url = System.getenv(URL_VARIABLE);
-        assumeTrue(url != null, URL_VARIABLE + " is not set: set it to a PostgreSQL JDBC URL to run the multi-process test");
+        url = TestDatabase.POSTGRESQL.url();
 
         Process a = start(dir, "node-0", "a", "8s");
         Process b = start(dir, "node-1", "b", "8s");

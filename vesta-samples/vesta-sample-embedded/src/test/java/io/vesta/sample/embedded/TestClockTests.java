@@ -4,7 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.autoconfigure.test.AutoConfigureVesta;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

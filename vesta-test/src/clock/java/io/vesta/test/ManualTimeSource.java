@@ -1,13 +1,16 @@
-package io.vesta.time;
+package io.vesta.test;
+
+import io.vesta.time.TimeSource;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A clock moved by hand, for tests and simulations. {@link #sleepUntil(long, long)} does not block: it moves the
- * clock forward to the target (or by the bound, if that is shorter), as if the time had passed, and counts the
- * sleep and its length.
+ * A clock moved by hand, for tests and simulations: give it to a generator, a provider or a segment service
+ * ({@code timeSource(...)} on their builders) and move it with {@link #advance} and {@link #set}.
+ * {@link #sleepUntil(long, long)} does not block: it moves the clock forward to the target (or by the bound, if that
+ * is shorter), as if the time had passed, and counts the sleep and its length.
  *
  * <p>It keeps a monotonic clock beside the wall clock: time that passes ({@link #advance} forward, a sleep)
  * moves both; a step of the wall clock ({@link #set}, {@link #advance} by a negative amount) moves only the wall
@@ -20,6 +23,7 @@ public final class ManualTimeSource implements TimeSource {
     private final AtomicLong sleeps = new AtomicLong();
     private final AtomicLong sleptNanos = new AtomicLong();
 
+    /** A clock reading {@code start} on the wall clock and zero on the monotonic clock. */
     public ManualTimeSource(Instant start) {
         this.millis = new AtomicLong(start.toEpochMilli());
     }
@@ -55,6 +59,7 @@ public final class ManualTimeSource implements TimeSource {
         }
     }
 
+    /** The wall clock's reading. */
     public Instant now() {
         return Instant.ofEpochMilli(millis.get());
     }
