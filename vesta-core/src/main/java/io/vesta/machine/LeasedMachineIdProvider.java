@@ -8,9 +8,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -34,11 +32,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *     a lease of its own, so a generator of the lost block never issues again.</li>
  * </ul>
  *
- * <p>Every call into the backend is made under one lock, one at a time: acquire, each renewal, each claim after a loss,
- * the release, and last the backend's own close, once no other call is in the store. {@link #close} never waits for
- * it beyond a bound, since a call may hang in the store; what it must do at once (end the lease) needs no lock,
- * because the lease refuses to be extended once ended, and a block published while close() begins is ended by
- * whichever of the two comes second.
+ * <p>Every call into the backend is made under one lock, one at a time, the backend's own close last. {@link #close}
+ * waits for it only within a bound, since a call may hang in the store; ending the lease needs no lock, as an ended
+ * lease is never extended again ({@link LeaseHolding#publish} for a block published while close() begins).
  *
  * @param <F> what fences the backend's writes
  */
@@ -56,26 +52,15 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     private final ReentrantLock store = new ReentrantLock();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final List<Runnable> regainListeners = new CopyOnWriteArrayList<>();
-    /** The lease before the first acquire: never held. */
-    private final MachineIdLease unstarted = new MachineIdLease(Long.MIN_VALUE);
-
-    /** The block held now, its lease and mark; null before acquire. Replaced whole by a claim after a loss. */
-    private volatile MachineIdGrant grant;
-    /** What the backend claimed last, with the fence of the next write; null before acquire or when given back. */
-    private volatile LeaseClaim<F> held;
+    private final LeaseHolding<F> holding = new LeaseHolding<>();
     private volatile boolean closed;
-    private volatile boolean lost;
-    /** The highest lease end written, confirmed or not: every write goes above it, so it always changes the store. */
-    private volatile long lastWrittenExpiry;
 
     // Under the store lock (the regain countdown on the timer's thread too):
     private MachineIdRange range;
     private int blockSize;
-    private long confirmedExpiry;
     private boolean failing;
     private AutoCloseable timer;
-    private long ticksToRegain;
-    private long regainBackoffTicks;
+    private final RegainBackoff regain;
 
     /**
      * @param backend  the store
@@ -88,6 +73,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         this.settings = settings;
         this.name = name;
         this.log = log;
+        this.regain = new RegainBackoff(settings.renewal(), MAX_REGAIN_BACKOFF);
     }
 
     @Override
@@ -104,9 +90,9 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
             if (closed) {
                 throw new IllegalStateException("This " + name + " was closed; build a new one");
             }
-            if (grant != null) {
-                throw new IllegalStateException("This " + name + " already holds " + grant.block().describe()
-                        + "; build a new one for another generator");
+            if (holding.grant().isPresent()) {
+                throw new IllegalStateException("This " + name + " already holds " + holding.grant().get().block()
+                        .describe() + "; build a new one for another generator");
             }
             LeaseClaim<F> claim = claim(range, blockSize, true);
             this.range = range;
@@ -144,28 +130,9 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         }
     }
 
-    /**
-     * Under the store lock: publishes {@code claim} as the next grant, its lease not yet held, and then holds it unless
-     * close() began. Close reads the grant after it sets {@code closed}, and this reads {@code closed} after it sets
-     * the grant, so one of the two always sees the other: either close() ends this lease, or this finds close() begun.
-     * @return false, with the lease ended and nothing issued under it, when close() began
-     */
     private boolean publish(LeaseClaim<F> claim) {
-        MachineIdGrant previous = grant;
-        MachineIdLease lease = new MachineIdLease(Long.MIN_VALUE);
-        held = claim;
-        lastWrittenExpiry = claim.expiry();
-        confirmedExpiry = claim.expiry();
         failing = false;
-        grant = new MachineIdGrant(previous == null ? 1 : previous.number() + 1, claim.block(), lease,
-                claim.notBefore() == null ? OptionalLong.empty() : OptionalLong.of(claim.notBefore()));
-        if (closed || !lease.extend(claim.expiry())) {
-            lease.end("the machine-ID provider was closed", settings.timeSource().currentTimeMillis());
-            held = null;
-            return false;
-        }
-        lost = false;
-        return true;
+        return holding.publish(claim, () -> closed, settings.timeSource().currentTimeMillis());
     }
 
     /** Under the store lock: releases a block claimed while close() began; nothing was issued under it. */
@@ -183,8 +150,8 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     /** The timer: a renewal while the block is held, a claim with a backoff after it was lost. */
     private void tick() {
         try {
-            if (lost) {
-                if (--ticksToRegain <= 0) {
+            if (holding.isLost()) {
+                if (regain.due()) {
                     regainNow();
                 }
             } else {
@@ -196,10 +163,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         }
     }
 
-    /**
-     * Renews the lease once now, as the timer does every renewal interval; waits for a call in the store first.
-     * @return whether the lease is held afterwards
-     */
+    /** Renews the lease once now, as the timer does every interval; returns whether it is held afterwards. */
     public boolean renewNow() {
         store.lock();
         try {
@@ -210,16 +174,13 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     }
 
     private boolean renew() {
-        LeaseClaim<F> claim = held;
-        MachineIdGrant current = grant;
-        if (closed || lost || claim == null) {
+        LeaseClaim<F> claim = holding.claim();
+        MachineIdLease lease = holding.lease();
+        if (closed || holding.isLost() || claim == null) {
             return false;
         }
         long now = settings.timeSource().currentTimeMillis();
-        // Strictly above every expiry written so far, even after the clock stepped back: the write always changes the
-        // store, so that a takeover that read the block before it can never match it afterwards.
-        long expiry = Math.max(now + settings.lease().toMillis(), lastWrittenExpiry + 1);
-        lastWrittenExpiry = expiry;
+        long expiry = holding.nextExpiry(now, settings.lease().toMillis());
         LeaseBackend.Renewal<F> renewal;
         try {
             renewal = backend.renew(claim, expiry, claim.highWater(expiry));
@@ -227,20 +188,18 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            return renewalFailed(current.lease(), now, "Cannot renew the lease on " + claim.block().describe() + " in "
+            return renewalFailed(lease, now, "Cannot renew the lease on " + claim.block().describe() + " in "
                     + backend.store() + ": " + e.getMessage());
         }
         if (!renewal.isRenewed()) {
-            lose(current, renewal.lostReason());
+            lose(claim.block(), renewal.lostReason());
             return false;
         }
-        held = claim.withFence(renewal.fence());
         // Only now is the new high water in the store, so only now may the node issue up to it; never after the lease
         // was ended by close() while this renewal was in the store.
-        if (!current.lease().extend(expiry)) {
+        if (!holding.confirm(claim, renewal.fence(), expiry)) {
             return false;
         }
-        confirmedExpiry = expiry;
         if (failing) {
             failing = false;
             log.log(Level.INFO, () -> "Renewed the lease on " + claim.block().describe() + " in " + backend.store()
@@ -263,16 +222,11 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     }
 
     /** Under the store lock: the block is someone else's; its lease ends for good and a claim again begins. */
-    private void lose(MachineIdGrant current, String reason) {
-        MachineIdBlock block = current.block();
+    private void lose(MachineIdBlock block, String reason) {
         String message = block.describe() + (block.size() > 1 ? " are" : " is") + " no longer this node's (owner '"
                 + settings.owner() + "'): " + reason + "; this node claims another machine ID by itself";
-        current.lease().end(message, settings.timeSource().currentTimeMillis());
-        lost = true;
-        // Not at once: one renewal interval lets a loss that is an operator's release, or a store that is settling,
-        // show itself before the claim reads it.
-        ticksToRegain = 1;
-        regainBackoffTicks = 1;
+        holding.lose(message, settings.timeSource().currentTimeMillis());
+        regain.lost();
         log.log(Level.ERROR, message);
     }
 
@@ -286,21 +240,19 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         LeaseClaim<F> claim;
         store.lock();
         try {
-            if (closed || !lost) {
-                return !closed && !lost;
+            if (closed || !holding.isLost()) {
+                return !closed && !holding.isLost();
             }
             try {
                 claim = claim(range, blockSize, false);
             } catch (RuntimeException e) {
-                long maxTicks = Math.max(1, MAX_REGAIN_BACKOFF.toMillis() / settings.renewal().toMillis());
-                regainBackoffTicks = Math.min(regainBackoffTicks * 2, maxTicks);
-                ticksToRegain = regainBackoffTicks;
+                long ticks = regain.failed();
                 if (closed) {
                     return false; // close() interrupted the claim
                 }
                 log.log(Level.WARNING, "Cannot claim a machine ID again (" + backend.store() + ", owner '"
                         + settings.owner() + "'): " + e.getMessage() + "; trying again in "
-                        + regainBackoffTicks * settings.renewal().toMillis() + " ms. No ID is issued meanwhile.");
+                        + ticks * settings.renewal().toMillis() + " ms. No ID is issued meanwhile.");
                 return false;
             }
             if (!publish(claim)) {
@@ -326,11 +278,9 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     }
 
     /**
-     * Ends the lease at once (no ID is issued after close() began), stops the renewals and gives the block back: its
-     * lease ends now and the high water bounds every ID issued, so another node may take it at once, and the owner
-     * stays, so a restart of this node gets the same IDs back. Returns within {@link #closeTimeout()} whatever the store
-     * does: it waits at most {@link #CLOSE_WAIT_FOR_STORE} for a call that is in the store, and leaves a release that
-     * does not finish in time to the lease's own end. Safe to call more than once.
+     * Ends the lease at once, stops the renewals and gives the block back (lease end now, high water over every ID
+     * issued, owner kept so that a restart gets it back). Returns within {@link #closeTimeout()}: a release that waits
+     * over {@link #CLOSE_WAIT_FOR_STORE} for a call in the store is left to the lease's end. Safe to call again.
      */
     @Override
     public void close() {
@@ -338,60 +288,39 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
             return;
         }
         closed = true;
-        MachineIdGrant current = grant;
-        if (current != null) {
-            current.lease().end("the machine-ID provider was closed", settings.timeSource().currentTimeMillis());
-        }
+        holding.close(settings.timeSource().currentTimeMillis());
         // Read after the lease ended: every ID issued carries an earlier clock reading.
         long now = settings.timeSource().currentTimeMillis();
-        CompletableFuture<String> release = new CompletableFuture<>();
-        Thread thread = new Thread(() -> release(now, release), "vesta-machine-id-release-" + backend.scope());
-        thread.setDaemon(true);
-        thread.start();
-        String problem;
-        try {
-            problem = release.get(closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            problem = "the release did not finish within " + closeTimeout().toMillis() + " ms (it may still land)";
-        } catch (ExecutionException e) {
-            problem = "the release failed: " + e.getCause();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            problem = "close() was interrupted (the release may still land)";
-        }
-        LeaseClaim<F> claim = held;
+        String problem = BoundedRelease.run("vesta-machine-id-release-" + backend.scope(), closeTimeout(),
+                outcome -> release(now, outcome));
+        LeaseClaim<F> claim = holding.claim();
         if (problem != null && claim != null) {
             log.log(Level.WARNING, "Did not release " + claim.block().describe() + " (" + backend.store() + "): "
-                    + problem + "; " + backend.unreleased(claim, lastWrittenExpiry)
+                    + problem + "; " + backend.unreleased(claim, holding.lastWrittenExpiry())
                     + ". No ID was issued after close() began.");
         }
     }
 
     /**
-     * close()'s release, on a thread of its own: completes {@code outcome} with null when done or nothing was held,
-     * else with what kept it from landing. Then closes the backend under the store lock, so that no call is in the
-     * store or comes after it: at once, or once a call close() did not wait for came back.
+     * close()'s release, on a thread of its own ({@code outcome}: null when done, else what kept it from landing);
+     * then the backend's close under the store lock, at once or once a call close() did not wait for came back.
      */
     private void release(long now, CompletableFuture<String> outcome) {
         AutoCloseable renewals = timer;
         boolean locked = false;
         try {
-            if (renewals != null) {
-                renewals.close();
-            }
+            closeQuietly(renewals);
             locked = store.tryLock(CLOSE_WAIT_FOR_STORE.toMillis(), TimeUnit.MILLISECONDS);
             if (!locked) {
                 outcome.complete("a " + backend.renewalName() + " has been in " + backend.store() + " for over "
                         + CLOSE_WAIT_FOR_STORE.toMillis() + " ms");
                 return;
             }
-            if (timer != null && timer != renewals) {
-                timer.close();
-            }
-            LeaseClaim<F> claim = held;
-            if (claim != null && !lost) {
+            closeQuietly(timer != renewals ? timer : null);
+            LeaseClaim<F> claim = holding.claim();
+            if (claim != null && !holding.isLost()) {
                 // A block taken over meanwhile makes this write match nothing: the fence.
-                backend.release(claim, now, claim.releaseMark(confirmedExpiry, now));
+                backend.release(claim, now, holding.releaseMark(claim, now));
             }
             outcome.complete(null);
         } catch (Exception e) {
@@ -410,6 +339,12 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         }
     }
 
+    private static void closeQuietly(AutoCloseable renewals) throws Exception {
+        if (renewals != null) {
+            renewals.close();
+        }
+    }
+
     /** The longest {@link #close()} takes: the backend's bound on one call into the store and a second. */
     public Duration closeTimeout() {
         return backend.closeTimeout();
@@ -417,14 +352,13 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
 
     @Override
     public MachineIdLease lease() {
-        MachineIdGrant current = grant;
-        return current == null ? unstarted : current.lease();
+        return holding.lease();
     }
 
     /** The block held now; a new grant after this node lost its block and claimed another by itself. */
     @Override
     public Optional<MachineIdGrant> grant() {
-        return Optional.ofNullable(grant);
+        return holding.grant();
     }
 
     @Override
@@ -434,27 +368,18 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
 
     @Override
     public OptionalLong notBefore() {
-        MachineIdGrant current = grant;
-        return current == null ? OptionalLong.empty() : current.notBefore();
+        return holding.notBefore();
     }
 
     /** The store's leases, for an operator: every machine ID of a range, and ending a dead holder's lease. */
     @Override
     public Optional<MachineIdLeases> leases() {
-        return Optional.of(backend.leases(id -> {
-            MachineIdGrant current = grant;
-            return current != null && !closed && !lost && id >= current.block().first() && id <= current.block().last();
-        }));
+        return Optional.of(backend.leases(id -> !closed && holding.holds(id)));
     }
 
     /** Whether the block was lost and no other has been claimed since. */
     public boolean isLost() {
-        return lost;
-    }
-
-    /** Whether {@link #close} began. */
-    public boolean isClosed() {
-        return closed;
+        return holding.isLost();
     }
 
     /** The settings this provider runs on. */
@@ -464,7 +389,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
 
     @Override
     public String describe() {
-        return backend.describe(held);
+        return backend.describe(holding.claim());
     }
 
     @Override
