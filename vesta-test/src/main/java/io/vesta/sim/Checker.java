@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * <ul>
  * <li>an ID is issued twice;</li>
  * <li>an ID carries a machine ID outside the tenure its node issued under, a time at or after that tenure's lease end
- *     (the highest high water of its writes that had landed when the ID was issued), or a time not after the high
- *     water the tenure took over;</li>
+ *     (the highest high water of its writes that had landed when the ID was issued), or a time before the high water
+ *     the tenure took over (the previous holder issued only before it);</li>
  * <li>an ID of a tenure carries a time at or after that of an ID of a later tenure of the same machine ID: whoever
  *     holds a machine ID next must start after everything its previous holders issued, or could have.</li>
  * </ul>
@@ -52,8 +52,8 @@ public final class Checker {
         if (idTime >= tenure.leaseEnd) {
             fail(what + " after its holder's lease ended: " + tenure);
         }
-        if (tenure.notBefore != null && idTime <= tenure.notBefore) {
-            fail(what + " not after the high water its tenure took over: " + tenure);
+        if (tenure.notBefore != null && idTime < tenure.notBefore) {
+            fail(what + " before the high water its tenure took over: " + tenure);
         }
         tenure.ids++;
         tenure.minIdTime = Math.min(tenure.minIdTime, idTime);
@@ -63,18 +63,18 @@ public final class Checker {
     /** The checks across tenures, once the run is over. */
     void finish() {
         for (Map.Entry<Long, List<Tenure>> entry : byMachine.entrySet()) {
-            Tenure latest = null;
+            Tenure highest = null;
             for (Tenure tenure : entry.getValue()) {
                 if (tenure.ids == 0) {
                     continue;
                 }
-                if (latest != null && tenure.minIdTime <= latest.maxIdTime) {
+                if (highest != null && tenure.minIdTime <= highest.maxIdTime) {
                     fail("machine ID " + entry.getKey() + ": " + tenure.run + " issued from time " + tenure.minIdTime
-                            + " under " + tenure + ", not after " + latest.run + "'s IDs up to " + latest.maxIdTime
-                            + " under the earlier " + latest);
+                            + " under " + tenure + ", not after " + highest.run + "'s IDs up to " + highest.maxIdTime
+                            + " under the earlier " + highest);
                 }
-                if (latest == null || tenure.maxIdTime > latest.maxIdTime) {
-                    latest = tenure;
+                if (highest == null || tenure.maxIdTime > highest.maxIdTime) {
+                    highest = tenure;
                 }
             }
         }

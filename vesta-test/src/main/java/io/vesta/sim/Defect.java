@@ -17,5 +17,12 @@ public enum Defect {
      * Redis-like store: the settle rule takes the whole reported uptime off the wait, not the uptime less a second.
      * Redis rounds its uptime up to a whole second, so the wait can end up to a second early (the stop-ship issue).
      */
-    SETTLE_WITH_ROUNDED_UP_UPTIME
+    SETTLE_WITH_ROUNDED_UP_UPTIME,
+    /**
+     * Redis-like store: a renewal matches the entry on its fencing token only, as vesta-redis's {@code renew.lua}
+     * does at commit 97de69a. A server restarted from a snapshot taken before a takeover restores the former holder's
+     * entry with its token; the former holder (paused or cut off during the takeover) then renews it and issues again
+     * while the node that took it over still issues up to its own lease end.
+     */
+    RENEWAL_FENCED_BY_TOKEN_ONLY
 }

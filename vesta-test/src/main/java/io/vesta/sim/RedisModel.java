@@ -27,6 +27,12 @@ import java.util.TreeMap;
  * passed by almost a second. A claim on a store that may have lost data starts after the settle time of the real
  * provider's {@code settle()}: the lease plus the maximum clock skew after the change, less {@code max(0, uptime - 1)}
  * seconds when the hash is empty (less the whole uptime with {@link Defect#SETTLE_WITH_ROUNDED_UP_UPTIME}).
+ *
+ * <p>Unlike vesta-redis at commit 97de69a, whose {@code renew.lua} checks the token only (modelled by {@link
+ * Defect#RENEWAL_FENCED_BY_TOKEN_ONLY}), a renewal or release here also fails once the server instance changed since
+ * the node's claim: a restart from a snapshot can restore an entry, token and all, that another node took over
+ * afterwards, and its former holder must not renew it past the settle rule. The simulation finds that hole (seeds
+ * 128 and 140 among others) and this model stands for the fix.
  */
 final class RedisModel {
 
@@ -48,11 +54,11 @@ final class RedisModel {
     record Snapshot(TreeMap<Long, Entry> entries, Mark store, long runId, long uptimeSeconds) {
     }
 
-    /** The fence of a node's writes: its token, and its tenure. */
-    record Fence(long token, Tenure tenure) {
+    /** The fence of a node's writes: its token, the server instance its claim landed on, and its tenure. */
+    record Fence(long token, long runId, Tenure tenure) {
         @Override
         public String toString() {
-            return "token " + token + " of tenure " + tenure.number;
+            return "token " + token + " on instance " + runId + " of tenure " + tenure.number;
         }
     }
 
@@ -103,6 +109,9 @@ final class RedisModel {
     }
 
     private boolean write(MachineIdBlock block, Fence fence, long expiry, long highWater) {
+        if (fence.runId() != runId && sim.scenario.defect() != Defect.RENEWAL_FENCED_BY_TOKEN_ONLY) {
+            return false;
+        }
         for (long id = block.first(); id <= block.last(); id++) {
             Entry entry = hash.get(id);
             if (entry == null || entry.token() != fence.token()) {
@@ -223,7 +232,7 @@ final class RedisModel {
                 }
                 store = settle;
                 return LeaseClaimWalk.Attempt.taken(new LeaseClaim<>(block, expiry, notBefore, takenFrom,
-                        new Fence(token, tenure)));
+                        new Fence(token, runId, tenure)));
             });
         }
 

@@ -126,7 +126,7 @@ public final class Simulation {
         this.lease = scheduler.between(1_000, 3_000);
         this.renewal = lease / LeaseSettings.RENEWALS_PER_LEASE - scheduler.between(0, lease / 6);
         this.maxSkew = scheduler.between(0, 1_000);
-        this.duration = scheduler.between(15_000, 25_000);
+        this.duration = scheduler.between(10_000, 16_000);
         this.model = switch (scenario.store()) {
             case ROW -> new RowStoreModel(this);
             case REDIS -> new RedisModel(this);
@@ -335,7 +335,7 @@ public final class Simulation {
                     refusals++;
                 }
             }
-            scheduler.after(scheduler.between(20, 200), () -> request(node));
+            scheduler.after(scheduler.between(100, 400), () -> request(node));
         });
     }
 
@@ -347,7 +347,7 @@ public final class Simulation {
         } else {
             node.clock.drift(scheduler.between(-10, 10));
         }
-        scheduler.after(scheduler.between(100, 500), () -> clock(node));
+        scheduler.after(scheduler.between(200, 1_000), () -> clock(node));
     }
 
     /** What befalls a node now and then: a pause, a cut from the store, a close, a crash. */
