@@ -38,7 +38,7 @@ public final class Checker {
         return tenure;
     }
 
-    /** {@code run} issued {@code id}, of {@code machine} at {@code idTime}, under {@code tenure}, at true time {@code now}. */
+    /** {@code run} issued {@code id} of {@code machine} at {@code idTime} under {@code tenure}, at true time now. */
     void issued(String run, Tenure tenure, long id, long machine, long idTime, long now) {
         String what = run + " at +" + now + ": ID " + id + " (machine " + machine + ", time " + idTime + ")";
         String before = issued.putIfAbsent(id, what);

@@ -245,7 +245,8 @@ final class RedisModel {
 
         @Override
         public boolean release(LeaseClaim<Fence> held, long now, long highWater) throws Exception {
-            return call("release " + held.block() + " at " + now, () -> write(held.block(), held.fence(), now, highWater));
+            return call("release " + held.block() + " at " + now,
+                    () -> write(held.block(), held.fence(), now, highWater));
         }
     }
 }

@@ -152,8 +152,8 @@ final class RowStoreModel {
                         return LeaseClaimWalk.Attempt.<LeaseClaim<Fence>>lost();
                     }
                 }
-                Tenure tenure = sim.checker.begin(block, run.node.owner, run.label, sim.scheduler.now() - Simulation.START,
-                        notBefore, highWater);
+                Tenure tenure = sim.checker.begin(block, run.node.owner, run.label,
+                        sim.scheduler.now() - Simulation.START, notBefore, highWater);
                 for (int i = 0; i < read.size(); i++) {
                     rows.put(first + i, new Row(first + i, run.node.owner, expiry, highWater, generations[i], tenure));
                 }
@@ -171,7 +171,8 @@ final class RowStoreModel {
 
         @Override
         public boolean release(LeaseClaim<Fence> held, long now, long highWater) throws Exception {
-            return call("release " + held.block() + " at " + now, () -> write(held.block(), held.fence(), now, highWater));
+            return call("release " + held.block() + " at " + now,
+                    () -> write(held.block(), held.fence(), now, highWater));
         }
     }
 }

@@ -57,7 +57,7 @@ public final class Simulation {
 
         /** The seed's scenario in a sweep over every store: seed mod 3 picks it. */
         public static Scenario forSeed(long seed) {
-            return new Scenario(seed, Store.values()[(int) Math.floorMod(seed, Store.values().length)], Defect.NONE);
+            return new Scenario(seed, Store.values()[Math.floorMod(seed, Store.values().length)], Defect.NONE);
         }
     }
 
@@ -237,25 +237,25 @@ public final class Simulation {
         /** The engine's timer: ticks on the fiber, a fixed delay after each tick ends, never while it is busy. */
         LeaseTimer timer() {
             return (name, periodMillis, tick) -> {
-            boolean[] cancelled = {false};
-            Runnable[] next = new Runnable[1];
-            next[0] = () -> {
-                if (cancelled[0]) {
-                    return;
-                }
-                if (fiber.busy()) {
-                    node.at(scheduler.now() + 1, this, next[0]);
-                    return;
-                }
-                fiber.start(() -> {
-                    tick.run();
-                    if (!cancelled[0]) {
-                        node.at(scheduler.now() + periodMillis, this, next[0]);
+                boolean[] cancelled = {false};
+                Runnable[] next = new Runnable[1];
+                next[0] = () -> {
+                    if (cancelled[0]) {
+                        return;
                     }
-                });
-            };
-            node.at(scheduler.now() + periodMillis, this, next[0]);
-            return () -> cancelled[0] = true;
+                    if (fiber.busy()) {
+                        node.at(scheduler.now() + 1, this, next[0]);
+                        return;
+                    }
+                    fiber.start(() -> {
+                        tick.run();
+                        if (!cancelled[0]) {
+                            node.at(scheduler.now() + periodMillis, this, next[0]);
+                        }
+                    });
+                };
+                node.at(scheduler.now() + periodMillis, this, next[0]);
+                return () -> cancelled[0] = true;
             };
         }
 

@@ -184,7 +184,8 @@ final class ZooKeeperModel {
                 }
                 long serverNow = now();
                 for (ZNode stale : nodes) {
-                    if (stale.owner().equals(owner) || !(stale.released() || serverNow - stale.mtime() > reclaimAfter)) {
+                    boolean silent = stale.released() || serverNow - stale.mtime() > reclaimAfter;
+                    if (stale.owner().equals(owner) || !silent) {
                         continue;
                     }
                     long mark = stale.until();

@@ -210,7 +210,8 @@ class LeasedMachineIdProviderTest {
 
         assertThat(renewal.get(5, TimeUnit.SECONDS)).isFalse();
         assertThat(store.calls).containsExactly("claim", store.calls.get(1));
-        assertThat(store.rows.get(0L).expiry()).as("the renewal landed").isGreaterThan(clock.currentTimeMillis() + LEASE - 1);
+        assertThat(store.rows.get(0L).expiry()).as("the renewal landed")
+                .isGreaterThan(clock.currentTimeMillis() + LEASE - 1);
         assertThat(provider.lease().isHeldAt(clock.currentTimeMillis())).isFalse();
         assertThat(provider.lease().isEnded()).isTrue();
     }
@@ -219,15 +220,15 @@ class LeasedMachineIdProviderTest {
     void closeRevokesTheLeaseBeforeItReadsTheClockForTheRelease() {
         List<Boolean> endedAtReading = new ArrayList<>();
         List<Long> readings = new ArrayList<>();
-        LeasedMachineIdProvider<Long>[] self = new LeasedMachineIdProvider[1];
+        List<LeasedMachineIdProvider<Long>> self = new ArrayList<>();
         TimeSource ticking = new TimeSource() {
             @Override
             public long currentTimeMillis() {
                 clock.advance(Duration.ofMillis(1));
                 long now = clock.currentTimeMillis();
-                if (self[0] != null && self[0].isClosed()) {
+                if (!self.isEmpty() && self.get(0).isClosed()) {
                     readings.add(now);
-                    endedAtReading.add(self[0].lease().isEnded());
+                    endedAtReading.add(self.get(0).lease().isEnded());
                 }
                 return now;
             }
@@ -237,9 +238,9 @@ class LeasedMachineIdProviderTest {
                 return clock.sleepUntil(epochMillis, maxNanos);
             }
         };
-        self[0] = provider(ticking);
-        self[0].acquire(new MachineIdRange(0, 3));
-        self[0].close();
+        self.add(provider(ticking));
+        self.get(0).acquire(new MachineIdRange(0, 3));
+        self.get(0).close();
 
         int release = readings.indexOf(store.releasedAt);
         assertThat(release).as("the release's reading").isNotNegative();
@@ -338,14 +339,16 @@ class LeasedMachineIdProviderTest {
         LeasedMachineIdProvider<Long> provider = provider(clock);
         store.hold = new CountDownLatch(1);
         store.entered = new CountDownLatch(1);
-        CompletableFuture<Long> acquire = CompletableFuture.supplyAsync(() -> provider.acquire(new MachineIdRange(0, 3)));
+        CompletableFuture<Long> acquire =
+                CompletableFuture.supplyAsync(() -> provider.acquire(new MachineIdRange(0, 3)));
         assertThat(store.entered.await(5, TimeUnit.SECONDS)).isTrue();
 
         provider.close();
         store.hold.countDown();
 
         assertThatThrownBy(() -> acquire.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("was closed while it leased machine ID 0").hasMessageContaining("it was given back");
+                .hasMessageContaining("was closed while it leased machine ID 0")
+                .hasMessageContaining("it was given back");
         assertThat(store.rows.get(0L).expiry()).as("released").isLessThanOrEqualTo(clock.currentTimeMillis());
         assertThat(provider.lease().isHeldAt(clock.currentTimeMillis())).isFalse();
         assertThat(ticks).as("no renewals started").isEmpty();
