@@ -1,0 +1,239 @@
+package io.vesta.sim;
+
+import io.vesta.machine.LeaseClaim;
+import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.MachineIdRange;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A model of the ZooKeeper namespace of vesta-zookeeper's {@code ZooKeeperMachineIdProvider}: one persistent
+ * sequential node per owner, {@code forever/{owner}-{sequence}}, whose data is {@code (machineId, time, until,
+ * released)} with a version every write moves on, and one ephemeral node {@code live/{owner}} per process, which
+ * goes when the process's session expires (no call from it for the session timeout, the lease).
+ * <ul>
+ * <li>A claim reads the nodes and takes, in this order, the owner's own node with a write conditional on the version
+ *     it read (its IDs start after the {@code until} it read), else a new sequential node when the sequence is still
+ *     inside the range, else a node of another owner that is released or has not been written for
+ *     {@code reclaimAfter} by the server's clock (a multi-op: delete at the version read, create for this owner; IDs
+ *     start after its {@code until}).</li>
+ * <li>A report (renewal) and a release write {@code until} only at the version the node last wrote.</li>
+ * <li>At start-up the owner's live node must be free or this process's: a crashed process's goes when its session
+ *     expires.</li>
+ * </ul>
+ * Simplifications: a sequential node is created with its data in one operation; the clock checks against the other
+ * nodes' reports are not modelled; ZooKeeper loses nothing it acknowledged.
+ */
+final class ZooKeeperModel {
+
+    record ZNode(String path, String owner, long sequence, long machineId, long mtime, long until, boolean released,
+            int version, Tenure tenure) {
+    }
+
+    /** The fence of a node's writes: its node and the version it last wrote, and its tenure. */
+    record Fence(String path, int version, Tenure tenure) {
+        @Override
+        public String toString() {
+            return path + " version " + version + " of tenure " + tenure.number;
+        }
+    }
+
+    private static final class Session {
+        final long id;
+        long lastSeen;
+
+        Session(long id, long now) {
+            this.id = id;
+            this.lastSeen = now;
+        }
+    }
+
+    private final Simulation sim;
+    private final TreeMap<String, ZNode> forever = new TreeMap<>();
+    /** Owner to the session holding its live node. */
+    private final Map<String, Session> live = new HashMap<>();
+    private long sequence;
+    private long sessions;
+    private final long reclaimAfter;
+
+    ZooKeeperModel(Simulation sim) {
+        this.sim = sim;
+        this.reclaimAfter = 2 * sim.lease;
+    }
+
+    Backend backend(Simulation.Run run) {
+        return new Backend(sim, run);
+    }
+
+    private long now() {
+        return sim.scheduler.now();
+    }
+
+    private boolean expired(Session session) {
+        return now() - session.lastSeen > sim.lease;
+    }
+
+    /** A write of {@code until} at {@code fence}'s version; the new version, or -1 when the node changed. */
+    private int write(Fence fence, long until, boolean released) {
+        ZNode node = forever.get(fence.path());
+        if (node == null || node.version() != fence.version()) {
+            return -1;
+        }
+        forever.put(node.path(), new ZNode(node.path(), node.owner(), node.sequence(), node.machineId(), now(), until,
+                released, node.version() + 1, node.tenure()));
+        fence.tenure().landed(until);
+        return node.version() + 1;
+    }
+
+    final class Backend extends ModelBackend<Fence> {
+
+        private Session session;
+
+        Backend(Simulation sim, Simulation.Run run) {
+            super(sim, run);
+        }
+
+        @Override
+        public String store() {
+            return "ZooKeeper sim namespace default";
+        }
+
+        @Override
+        public String renewalName() {
+            return "report";
+        }
+
+        /** At the server: this process's session, a new one once it expired (its live node gone with it). */
+        private Session touch() {
+            if (session == null || expired(session)) {
+                if (session != null && live.get(run.node.owner) == session) {
+                    live.remove(run.node.owner);
+                }
+                session = new Session(++sessions, now());
+            }
+            session.lastSeen = now();
+            return session;
+        }
+
+        @Override
+        public LeaseClaim<Fence> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception {
+            String owner = run.node.owner;
+            for (int attempt = 0; attempt < 16; attempt++) {
+                List<ZNode> nodes = call("read", () -> {
+                    Session mine = touch();
+                    Session holder = live.get(owner);
+                    if (holder != null && holder != mine && !expired(holder)) {
+                        return null;
+                    }
+                    live.put(owner, mine);
+                    return new ArrayList<>(forever.values());
+                });
+                if (nodes == null) {
+                    throw unavailable("Another live process holds owner '" + owner + "'");
+                }
+                long now = run.node.clock.currentTimeMillis();
+                ZNode own = nodes.stream().filter(n -> n.owner().equals(owner)).findFirst().orElse(null);
+                if (own != null && (startUp || own.until() <= now)) {
+                    if (now < own.mtime() - sim.maxSkew && startUp) {
+                        throw unavailable("This node's clock is behind the time it last reported");
+                    }
+                    long until = now + lease();
+                    long mark = own.until();
+                    MachineIdBlock block = new MachineIdBlock(own.machineId(), blockSize);
+                    LeaseClaim<Fence> claim = call("take own " + own.path(), () -> {
+                        ZNode is = forever.get(own.path());
+                        if (is == null || is.version() != own.version()) {
+                            return null;
+                        }
+                        Tenure tenure = sim.checker.begin(block, owner, run.label, now() - Simulation.START, mark,
+                                Math.max(until, mark));
+                        forever.put(own.path(), new ZNode(own.path(), owner, own.sequence(), own.machineId(), now(),
+                                Math.max(until, mark), false, own.version() + 1, tenure));
+                        return new LeaseClaim<>(block, until, mark, null,
+                                new Fence(own.path(), own.version() + 1, tenure));
+                    });
+                    if (claim != null) {
+                        run.tenures.add(claim.fence().tenure());
+                        return claim;
+                    }
+                    continue;
+                }
+                if (own != null) {
+                    throw unavailable("This owner's node " + own.path() + " is still leased");
+                }
+                long until = now + lease();
+                LeaseClaim<Fence> created = call("create", () -> {
+                    long seq = sequence++;
+                    if (seq >= range.blocks(blockSize)) {
+                        return null;
+                    }
+                    MachineIdBlock block = new MachineIdBlock(range.blockStart(seq, blockSize), blockSize);
+                    String path = owner + "-" + seq;
+                    Tenure tenure = sim.checker.begin(block, owner, run.label, now() - Simulation.START, null, until);
+                    forever.put(path, new ZNode(path, owner, seq, block.first(), now(), until, false, 0, tenure));
+                    return new LeaseClaim<>(block, until, null, null, new Fence(path, 0, tenure));
+                });
+                if (created != null) {
+                    run.tenures.add(created.fence().tenure());
+                    return created;
+                }
+                long serverNow = now();
+                for (ZNode stale : nodes) {
+                    boolean silent = stale.released() || serverNow - stale.mtime() > reclaimAfter;
+                    if (stale.owner().equals(owner) || !silent) {
+                        continue;
+                    }
+                    long mark = stale.until();
+                    MachineIdBlock block = new MachineIdBlock(stale.machineId(), blockSize);
+                    LeaseClaim<Fence> reclaimed = call("reclaim " + stale.path(), () -> {
+                        ZNode is = forever.get(stale.path());
+                        if (is == null || is.version() != stale.version()) {
+                            return null;
+                        }
+                        forever.remove(stale.path());
+                        long seq = sequence++;
+                        String path = owner + "-" + seq;
+                        long written = Math.max(until, mark);
+                        Tenure tenure = sim.checker.begin(block, owner, run.label, now() - Simulation.START, mark,
+                                written);
+                        forever.put(path, new ZNode(path, owner, seq, stale.machineId(), now(), written, false, 0,
+                                tenure));
+                        return new LeaseClaim<>(block, until, mark, stale.owner(), new Fence(path, 0, tenure));
+                    });
+                    if (reclaimed != null) {
+                        run.tenures.add(reclaimed.fence().tenure());
+                        return reclaimed;
+                    }
+                }
+                throw unavailable("No machine ID is free in range " + range + " and none has gone silent");
+            }
+            throw unavailable("Gave up registering: the nodes kept changing");
+        }
+
+        @Override
+        public Renewal<Fence> renew(LeaseClaim<Fence> held, long expiry, long highWater) throws Exception {
+            int version = call("report " + held.fence().path() + " until " + highWater, () -> {
+                touch();
+                return write(held.fence(), highWater, false);
+            });
+            return version < 0 ? Renewal.lost("the node " + held.fence().path() + " changed or is gone")
+                    : Renewal.renewed(new Fence(held.fence().path(), version, held.fence().tenure()));
+        }
+
+        @Override
+        public boolean release(LeaseClaim<Fence> held, long now, long highWater) throws Exception {
+            return call("release " + held.fence().path(), () -> {
+                touch();
+                if (live.get(run.node.owner) == session) {
+                    live.remove(run.node.owner);
+                }
+                return write(held.fence(), highWater, true);
+            }) >= 0;
+        }
+    }
+}
