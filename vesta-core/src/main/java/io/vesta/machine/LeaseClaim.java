@@ -28,8 +28,8 @@ public record LeaseClaim<F>(MachineIdBlock block, long expiry, Long notBefore, S
 
     /**
      * The high water a release at {@code now} writes: every ID issued carries a time before {@code now + 1} (the lease
-     * was revoked before {@code now} was read) and before {@code confirmedExpiry} (the lease never ran past it), and
-     * never below the high water taken over.
+     * was revoked before {@code now} was read, and {@code now} is never before the latest time IDs were issued in) and
+     * before {@code confirmedExpiry} (the lease never ran past it), and never below the high water taken over.
      */
     public long releaseMark(long confirmedExpiry, long now) {
         return highWater(Math.min(confirmedExpiry, now + 1));

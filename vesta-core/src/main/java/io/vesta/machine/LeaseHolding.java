@@ -116,8 +116,12 @@ final class LeaseHolding<F> {
         }
     }
 
-    /** The high water a release at {@code now} writes ({@link LeaseClaim#releaseMark}). */
+    /**
+     * The high water a release at {@code now} writes ({@link LeaseClaim#releaseMark}), never before the latest time
+     * unit IDs were issued in under the lease ({@link MachineIdLease#latestIssue}): a clock stepped back since then
+     * reads earlier than IDs already issued.
+     */
     long releaseMark(LeaseClaim<F> released, long now) {
-        return released.releaseMark(confirmedExpiry, now);
+        return released.releaseMark(confirmedExpiry, Math.max(now, lease().latestIssue()));
     }
 }

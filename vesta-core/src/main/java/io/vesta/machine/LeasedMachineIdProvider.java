@@ -382,6 +382,11 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         return holding.isLost();
     }
 
+    /** Whether {@link #close} began. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /** The settings this provider runs on. */
     public LeaseSettings settings() {
         return settings;

@@ -1,6 +1,7 @@
 package io.vesta.machine;
 
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * How long a node may issue under its machine ID. Providers that share IDs between nodes (database and Redis
@@ -17,6 +18,8 @@ public final class MachineIdLease {
     private volatile long revokedAt = Long.MIN_VALUE;
     /** Set by {@link #end}: the lease is never held again. */
     private volatile boolean ended;
+    /** The start of the latest time unit a generator issued IDs in under this lease; Long.MIN_VALUE for none. */
+    private final AtomicLong latestIssue = new AtomicLong(Long.MIN_VALUE);
 
     public MachineIdLease(long heldUntilEpochMillis) {
         this.heldUntil = heldUntilEpochMillis;
@@ -61,6 +64,22 @@ public final class MachineIdLease {
     public synchronized void end(String reason, long epochMillis) {
         ended = true;
         revoke(reason, epochMillis);
+    }
+
+    /**
+     * A generator issues IDs under this lease in the time unit that starts at {@code epochMillis}; called once per
+     * unit, before its first ID. A release must mark a time at or after it, whatever the clock reads by then: a clock
+     * stepped back after the IDs were issued would otherwise lower the mark the next holder starts after below them.
+     */
+    public void issuing(long epochMillis) {
+        if (this != FOREVER) {
+            latestIssue.accumulateAndGet(epochMillis, Math::max);
+        }
+    }
+
+    /** The start of the latest time unit IDs were issued in under this lease ({@link #issuing}); Long.MIN_VALUE for none. */
+    public long latestIssue() {
+        return latestIssue.get();
     }
 
     /** Whether the lease was {@link #end ended} for good. */

@@ -163,6 +163,7 @@ final class Timeline {
         if (unit > highestAdmitted) {
             highestAdmitted = unit;
         }
+        lease.issuing(startOf(unit));
         if (store != null && startOf(unit) >= reservedUntil) {
             long mark = startOf(unit) + persistStepMillis;
             store.save(mark);

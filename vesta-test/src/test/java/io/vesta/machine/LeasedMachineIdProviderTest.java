@@ -1,6 +1,6 @@
 package io.vesta.machine;
 
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -194,6 +194,27 @@ class LeasedMachineIdProviderTest {
         // Strictly above every end written before, confirmed or not.
         assertThat(provider.lease().heldUntil()).isEqualTo(clock.currentTimeMillis() + LEASE + 1)
                 .isEqualTo(store.rows.get(0L).expiry());
+    }
+
+    /**
+     * A clock stepped back after IDs were issued must not lower the release's mark below them: the next holder starts
+     * right after the mark, and an ID of its own in a millisecond this node already issued in could repeat one.
+     */
+    @Test
+    void aReleaseAfterTheClockSteppedBackStillCoversEveryIdIssued() {
+        LeasedMachineIdProvider<Long> provider = provider(clock);
+        io.vesta.EmbeddedIdService ids = io.vesta.EmbeddedIdService.builder().type(io.vesta.IdType.MIN_GRANULARITY)
+                .machineIdProvider(provider).machineIdRange(new MachineIdRange(0, 3)).timeSource(clock)
+                .maxBackwardWait(Duration.ZERO).build();
+        clock.advance(Duration.ofMillis(500));
+        long issuedAt = clock.currentTimeMillis();
+        ids.genId();
+        clock.advance(Duration.ofMillis(-400));
+
+        ids.close();
+
+        assertThat(store.releasedAt).as("the release reads the stepped-back clock").isLessThan(issuedAt);
+        assertThat(store.rows.get(0L).highWater()).as("the mark the next holder starts after").isGreaterThan(issuedAt);
     }
 
     @Test
