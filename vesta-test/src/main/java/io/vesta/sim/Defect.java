@@ -20,7 +20,7 @@ public enum Defect {
     SETTLE_WITH_ROUNDED_UP_UPTIME,
     /**
      * Redis-like store: a renewal matches the entry on its fencing token only, as vesta-redis's {@code renew.lua}
-     * does at commit 97de69a. A server restarted from a snapshot taken before a takeover restores the former holder's
+     * did before it checked the server instance too. A server restarted from a snapshot taken before a takeover restores the former holder's
      * entry with its token; the former holder (paused or cut off during the takeover) then renews it and issues again
      * while the node that took it over still issues up to its own lease end.
      */

@@ -28,11 +28,11 @@ import java.util.TreeMap;
  * provider's {@code settle()}: the lease plus the maximum clock skew after the change, less {@code max(0, uptime - 1)}
  * seconds when the hash is empty (less the whole uptime with {@link Defect#SETTLE_WITH_ROUNDED_UP_UPTIME}).
  *
- * <p>Unlike vesta-redis at commit 97de69a, whose {@code renew.lua} checks the token only (modelled by {@link
- * Defect#RENEWAL_FENCED_BY_TOKEN_ONLY}), a renewal or release here also fails once the server instance changed since
- * the node's claim: a restart from a snapshot can restore an entry, token and all, that another node took over
- * afterwards, and its former holder must not renew it past the settle rule. The simulation finds that hole (seeds
- * 128 and 140 among others) and this model stands for the fix.
+ * <p>A renewal or release fails once the server instance changed since the node's claim, as vesta-redis's
+ * {@code renew.lua} checks it: a restart from a snapshot can restore an entry, token and all, that another node took
+ * over afterwards, and its former holder must not renew it. The simulation found that hole in vesta-redis, whose
+ * {@code renew.lua} checked the token only (seeds 128 and 140 among others; {@link Defect#RENEWAL_FENCED_BY_TOKEN_ONLY}
+ * puts it back), before the fix.
  */
 final class RedisModel {
 

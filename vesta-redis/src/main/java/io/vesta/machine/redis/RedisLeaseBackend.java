@@ -50,8 +50,13 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
         this.timeSource = settings.timeSource();
     }
 
-    /** What fences this node's writes: the random token of its claim, and the generation it claimed, for messages. */
-    record Fence(String token, long generation) {
+    /**
+     * What fences this node's writes: the random token of its claim, the server instance it claimed on
+     * ({@code run_id.master_replid}), and the generation it claimed, for messages. A server restored from a snapshot
+     * or an append-only file, or promoted by a failover, may have forgotten a takeover and show this node's token
+     * again; its renewals are refused on any instance but the one it claimed on.
+     */
+    record Fence(String token, String instance, long generation) {
     }
 
     @Override
@@ -163,7 +168,7 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
         if (waits) {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
-        Fence fence = new Fence(UUID.randomUUID().toString(), nextGeneration);
+        Fence fence = new Fence(UUID.randomUUID().toString(), snapshot.runId(), nextGeneration);
         // The high water never drops below the one taken over: after an operator's end the entry's expiry is the
         // operator's clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
         LeaseClaim<Fence> claim = new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, mark, from, fence);
@@ -190,7 +195,7 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
 
     @Override
     public Renewal<Fence> renew(LeaseClaim<Fence> held, long expiry, long highWater) {
-        String result = store.renew(held.fence().token(), entries(held, expiry, highWater));
+        String result = store.renew(held.fence(), entries(held, expiry, highWater));
         return "ok".equals(result) ? Renewal.renewed(held.fence()) : Renewal.lost(lostReason(result, held));
     }
 
@@ -198,6 +203,12 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
     private String lostReason(String result, LeaseClaim<Fence> held) {
         MachineIdBlock block = held.block();
         long generation = held.fence().generation();
+        if (result.startsWith("store:")) {
+            return store() + " is another server instance than the one this node claimed on (run_id.master_replid "
+                    + held.fence().instance() + ", now " + result.substring("store:".length()) + "): it restarted or"
+                    + " failed over and may have lost writes it acknowledged, a takeover of this node's entry among"
+                    + " them, so the entry cannot be renewed";
+        }
         long machineId = Long.parseLong(result.substring(result.indexOf(':') + 1));
         String which = block.size() == 1 ? "its entry"
                 : "the entry of machine ID " + machineId + " of its block " + block;
@@ -232,7 +243,7 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
     /** If the entries were taken over meanwhile, the token makes this write match nothing. */
     @Override
     public boolean release(LeaseClaim<Fence> held, long now, long highWater) {
-        return "ok".equals(store.renew(held.fence().token(), entries(held, now, highWater)));
+        return "ok".equals(store.renew(held.fence(), entries(held, now, highWater)));
     }
 
     /**

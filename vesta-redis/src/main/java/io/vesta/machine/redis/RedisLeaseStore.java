@@ -141,12 +141,13 @@ class RedisLeaseStore implements AutoCloseable {
     }
 
     /**
-     * Writes {@code entries} if each still carries {@code token}: {@code "ok"}, {@code "gone:<id>"} or
-     * {@code "moved:<id>"}.
+     * Writes {@code entries} if the server is still the instance {@code fence} claimed on and each entry still carries
+     * its token: {@code "ok"}, {@code "store:<instance now>"}, {@code "gone:<id>"} or {@code "moved:<id>"}.
      */
-    String renew(String token, List<Entry> entries) {
-        List<String> args = new ArrayList<>(1 + 2 * entries.size());
-        args.add(token);
+    String renew(RedisLeaseBackend.Fence fence, List<Entry> entries) {
+        List<String> args = new ArrayList<>(2 + 2 * entries.size());
+        args.add(fence.token());
+        args.add(fence.instance());
         for (Entry entry : entries) {
             args.add(Long.toString(entry.machineId()));
             args.add(entry.encode());

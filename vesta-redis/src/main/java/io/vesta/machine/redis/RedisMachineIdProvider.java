@@ -47,9 +47,10 @@ import java.util.function.UnaryOperator;
  * only after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
  * clock skew} after the change. When the whole hash is gone, the time that has surely passed since the server started
  * comes off that wait (its uptime less a second, since Redis rounds it up to a whole second; nothing on a server
- * promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile a holder whose
- * entry is gone stops issuing
- * ({@link MachineIdLease}); one whose entry survived renews it as before. This part does depend on the clocks: the
+ * promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile no holder renews on
+ * another instance than the one it claimed on, even when its entry survived with its token (a server restored from a
+ * snapshot may have forgotten a takeover of it): it stops issuing at its lease end ({@link MachineIdLease}) and claims
+ * again, after the same wait. This part does depend on the clocks: the
  * nodes sharing a key must agree within {@code max-clock-skew} and use the same lease. The key must never be evicted
  * ({@code maxmemory-policy noeviction} or a {@code volatile-*} policy: the key has no TTL) and never edited by hand;
  * {@link #leases()} lists and ends leases safely.

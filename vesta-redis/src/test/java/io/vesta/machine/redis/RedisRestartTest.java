@@ -6,6 +6,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
+import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.time.TimeSource;
@@ -166,7 +167,8 @@ class RedisRestartTest {
             lostReason.set(a.machineIdLease().lostReason());
             return lostReason.get() != null;
         });
-        assertThat(lostReason.get()).contains("held by owner 'node-b' under another fencing token");
+        // Whatever the entry shows now, the server is another instance than the one A claimed on: A never renews there.
+        assertThat(lostReason.get()).contains("another server instance than the one this node claimed on");
         issuingA.close();
         issuingB.close();
 
@@ -303,7 +305,14 @@ class RedisRestartTest {
             second.kill();
             toFirst.sync().replicaofNoOne();
         }
-        assertTheNextClaimWaitsOutTheLease(a, first.uri(), "B waits for the writes the first server may lack");
+        // A lost machine ID 0 when it renewed on the promoted second server (another instance than its claim's) and
+        // claimed another there; B claims 0 on the first server, promoted back, and waits out a lease and the skew.
+        long claimedAt = System.currentTimeMillis();
+        RedisMachineIdProvider providerB = provider(first.uri(), "node-b");
+        EmbeddedIdService b = node(providerB);
+        assertThat(b.machineId()).isZero();
+        assertThat(providerB.notBefore().getAsLong()).as("B waits for the writes the first server may lack")
+                .isGreaterThanOrEqualTo(claimedAt + LEASE.plus(SKEW).toMillis());
     }
 
     /** Node B claims on {@code uri}: the machine ID A held, and no ID before A's lease end plus the clock skew. */
@@ -338,7 +347,7 @@ class RedisRestartTest {
     }
 
     @Test
-    void aRestartThatKeptTheLeasesKeepsTheHolderIssuingAndNewClaimsWaitOutTheLease() throws Exception {
+    void aRestartThatKeptTheLeasesStillEndsTheHoldersAndEveryClaimWaitsOutTheLease() throws Exception {
         RedisServerProcess server = server(true);
         EmbeddedIdService a = node(server, "node-a");
         Issuer issuingA = new Issuer(a);
@@ -351,17 +360,18 @@ class RedisRestartTest {
             runIdBefore = RedisTestSupport.runId(connection);
         }
 
+        long killedAt = System.currentTimeMillis();
+        MachineIdLease leaseBefore = a.machineIdLease();
         server.kill();
         server.start();
         try (StatefulRedisConnection<String, String> connection = probe.connect()) {
             assertThat(RedisTestSupport.runId(connection)).as("a restart is a new server instance").isNotEqualTo(runIdBefore);
-            assertThat(connection.sync().hget("vesta:machine-ids", Long.toString(a.machineId()))).contains("|node-a");
         }
 
-        // A's entry survived with its token: A renews it and never stops for long.
-        long renewedBefore = a.machineIdLease().heldUntil();
-        RedisTestSupport.awaitTrue("A renews its surviving entry", () -> a.machineIdLease().heldUntil() > renewedBefore + 500);
-        assertThat(a.machineIdLease().lostReason()).isNull();
+        // A's entry survived with its token, but a server restored from disk may have forgotten a takeover of it
+        // (RedisRollbackTest): A does not renew on another instance than its claim's, and claims again by itself.
+        RedisTestSupport.awaitTrue("A loses its lease on the new instance", () -> leaseBefore.lostReason() != null);
+        assertThat(leaseBefore.lostReason()).contains("another server instance than the one this node claimed on");
 
         // B cannot know whether the restart lost writes: it takes another machine ID and waits out a lease.
         long claimedAt = System.currentTimeMillis();
@@ -373,8 +383,9 @@ class RedisRestartTest {
         issuingB.close();
         issuingA.close();
         long firstOfB = issuingB.ids().stream().mapToLong(Long::longValue).min().orElseThrow();
-        assertThat(b.transTime(b.expId(firstOfB).time()).toEpochMilli()).isGreaterThanOrEqualTo(claimedAt + LEASE.plus(SKEW).toMillis());
-        assertThat(issuingA.refused.get()).as("A kept issuing through the restart").isLessThan(issuingA.ids().size());
+        // The wait counts from the first claim on the new instance (A's, or B's if it came first).
+        assertThat(b.transTime(b.expId(firstOfB).time()).toEpochMilli()).isGreaterThanOrEqualTo(killedAt + LEASE.plus(SKEW).toMillis());
+        assertThat(claimedAt).isGreaterThanOrEqualTo(killedAt);
     }
 
     @Test
