@@ -27,6 +27,9 @@ import java.util.function.LongPredicate;
  */
 final class ZooKeeperMachineIdLeases implements MachineIdLeases {
 
+    /** How often an end is tried while only the holder's own reports move its node on. */
+    private static final int ATTEMPTS = 5;
+
     private final ZooKeeperLeaseBackend store;
     private final LongPredicate heldHere;
 
@@ -57,12 +60,58 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
         }
     }
 
+    /**
+     * Ends the lease with a write conditional on the version read. A report of the same holder (the same node, written
+     * by the same process) in between only moved the version: the leases are read again and the end retried, up to
+     * {@value #ATTEMPTS} times, since a holder reporting every interval would otherwise keep the operator from ever
+     * ending it. Anything else in between (a reclaim, a restart of the owner in another process) is refused as
+     * {@code changed}.
+     */
     @Override
     public Released release(long machineId, boolean force) {
+        ZooKeeperNode previous = null;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return endLease(machineId, force, previous);
+            } catch (HolderReported e) {
+                if (attempt == ATTEMPTS) {
+                    throw changed(machineId);
+                }
+                previous = e.node;
+            }
+        }
+    }
+
+    /** The holder's node moved on by a report of its own while its lease was being ended. */
+    private static final class HolderReported extends Exception {
+
+        final transient ZooKeeperNode node;
+
+        HolderReported(ZooKeeperNode node) {
+            super(null, null, false, false);
+            this.node = node;
+        }
+    }
+
+    private static LeaseChangeRefusedException changed(long machineId) {
+        return new LeaseChangeRefusedException(machineId, "changed", "The node of machine ID " + machineId
+                + " changed while its lease was being ended (its holder reported, or it was reclaimed); read the"
+                + " leases again");
+    }
+
+    private static String process(ZooKeeperNode node) {
+        return ZooKeeperNode.decode(node.data()).getProperty("process");
+    }
+
+    private Released endLease(long machineId, boolean force, ZooKeeperNode previous) throws HolderReported {
         try {
             long now = store.timeSource.currentTimeMillis();
             Nodes nodes = nodes();
             ZooKeeperNode node = nodes.holderOf(machineId);
+            if (previous != null && (node == null || !node.path().equals(previous.path())
+                    || !java.util.Objects.equals(process(node), process(previous)))) {
+                throw changed(machineId);
+            }
             if (node == null) {
                 throw new IllegalArgumentException("No node under " + store.foreverPath + " holds machine ID " + machineId
                         + ": it was never assigned");
@@ -82,7 +131,11 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
                         + " lease runs until " + before.leaseExpiry() + "): its holder may be running. Stop it, or force"
                         + " the release if its process is gone");
             }
-            store.client.setData().withVersion(node.version()).forPath(node.path(), node.releasedData());
+            try {
+                store.client.setData().withVersion(node.version()).forPath(node.path(), node.releasedData());
+            } catch (KeeperException.BadVersionException e) {
+                throw new HolderReported(node);
+            }
             MachineIdLeaseInfo after = info(nodes().holderOf(machineId), machineId, now);
             store.log.log(Level.WARNING, () -> "Ended the lease of owner '" + node.owner() + "' on machine ID "
                     + machineId + " (" + node.path() + ")" + (before.live() ? " by force" : "")
@@ -91,11 +144,9 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
                     + machineId + (nodes.blockSize() > 1 ? " and the rest of its block" : "") + "; another node may"
                     + " reclaim it at once, starting after " + before.highWater() + (before.live()
                             ? ", and its holder stops issuing at its next report" : ""));
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-            throw new LeaseChangeRefusedException(machineId, "changed", "The node of machine ID " + machineId
-                    + " changed while its lease was being ended (its holder reported, or it was reclaimed); read the"
-                    + " leases again");
-        } catch (IllegalArgumentException | LeaseChangeRefusedException e) {
+        } catch (KeeperException.NoNodeException e) {
+            throw changed(machineId);
+        } catch (HolderReported | IllegalArgumentException | LeaseChangeRefusedException e) {
             throw e;
         } catch (Exception e) {
             throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " under "
