@@ -149,8 +149,8 @@ public abstract class MachineIdLeaseContract {
      * default. A store that documents one range start and block size per store (ZooKeeper: per namespace) says
      * {@code false}, and a test that needs two then runs each in a fresh store ({@link #closeStore()},
      * {@link #openStore()}, once every provider of the test so far was closed):
-     * {@link #concurrentClaimersGetDistinctWholeBlocksOrARangeFullError} each block size, in a range with room for fewer
-     * blocks than claimers, and {@link #clocksApartWithinTheDocumentedBoundNeverRepeatAnId} each direction.
+     * {@link #concurrentClaimersGetDistinctWholeBlocksOrARangeFullError} each block size, in a range with room for
+     * fewer blocks than claimers, and {@link #clocksApartWithinTheDocumentedBoundNeverRepeatAnId} each direction.
      */
     protected boolean mixesRangesAndBlockSizes() {
         return true;
@@ -220,8 +220,8 @@ public abstract class MachineIdLeaseContract {
     /**
      * 200 nodes claim at once, 50 each of blocks of 1, 2, 4 and 8 machine IDs, in a range too small for all of them:
      * every block is aligned, whole and held by one node only; a node that gets none is told the range is full, and
-     * holds no machine ID of it. A store of one block size ({@link #mixesRangesAndBlockSizes()}) runs each size in a fresh
-     * store, its 50 nodes in a range of 32 blocks.
+     * holds no machine ID of it. A store of one block size ({@link #mixesRangesAndBlockSizes()}) runs each size in a
+     * fresh store, its 50 nodes in a range of 32 blocks.
      */
     @Test
     void concurrentClaimersGetDistinctWholeBlocksOrARangeFullError() throws Exception {
@@ -823,7 +823,8 @@ public abstract class MachineIdLeaseContract {
         assertThatThrownBy(() -> start(new Node("stranger", LEASE, INERT, clock)).acquire(range))
                 .as("another owner's claim of a block that stays with its owner").isInstanceOf(
                         MachineIdUnavailableException.class);
-        MachineIdLeases.Released ended = leases(start(new Node("operator", LEASE, INERT, clock))).release(machineId, true);
+        MachineIdProvider operator = start(new Node("operator", LEASE, INERT, clock));
+        MachineIdLeases.Released ended = leases(operator).release(machineId, true);
         assertThat(ended.ended()).as("the operator's end of machine ID %d: %s", machineId, ended.detail()).isTrue();
     }
 

@@ -18,8 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * an owner's node is its own after it closed and after its lease ran out (Leaf-style: a restart gets the same ID
  * back), until it went {@code reclaimAfter} without a report by the ZooKeeper leader's clock or an operator ended its
  * lease ({@link #blocksStayWithTheirOwner()}); a namespace has one range and block size
- * ({@link #mixesRangesAndBlockSizes()}); and the start-up clock check measures how long ago the others reported by the leader's
- * clock too, which the contract's manual clocks do not move ({@link #MAX_CLOCK_DIFFERENCE}).
+ * ({@link #mixesRangesAndBlockSizes()}); and the start-up clock check measures how long ago the others reported by
+ * the leader's clock too, which the contract's manual clocks do not move ({@link #MAX_CLOCK_DIFFERENCE}).
  */
 class ZooKeeperLeaseContractTest extends MachineIdLeaseContract {
 
@@ -34,7 +34,7 @@ class ZooKeeperLeaseContractTest extends MachineIdLeaseContract {
      * 5 s. The contract moves its manual clocks by up to two leases (2 minutes) within milliseconds of real time, while
      * nodes that do not renew keep their last report. The start-up check compares a node's clock with each other live
      * node's last reported time moved on by how long ago the ZooKeeper leader received it, by the leader's clock, which
-     * those moves do not advance: to it, such a move is a clock that far ahead, and ZooKeeper cannot tell the two apart.
+     * those moves do not advance: to it, such a move is a clock that far ahead, and it cannot tell the two apart.
      * The check itself, with the default, is {@code ZooKeeperMachineIdProviderTest}'s.
      */
     private static final Duration MAX_CLOCK_DIFFERENCE = Duration.ofMinutes(10);
@@ -86,9 +86,10 @@ class ZooKeeperLeaseContractTest extends MachineIdLeaseContract {
     /**
      * {@code true}: an owner's node stays its own after a clean close (its restart gets the same ID back, from the
      * cache if ZooKeeper is down) and after its lease ran out. Another owner reclaims it only once the range is used up
-     * and the node went {@code reclaimAfter} without a report, by the ZooKeeper leader's clock (at least twice the lease,
-     * here 2 minutes of real time, so never within a test), or once an operator ended its lease. So the contract hands
-     * blocks over by the operator's end here, and the race of a renewal with a takeover never sees a takeover.
+     * and the node went {@code reclaimAfter} without a report, by the ZooKeeper leader's clock (at least twice the
+     * lease, here 2 minutes of real time, so never within a test), or once an operator ended its lease. So the
+     * contract hands blocks over by the operator's end here, and the race of a renewal with a takeover never sees a
+     * takeover.
      */
     @Override
     protected boolean blocksStayWithTheirOwner() {

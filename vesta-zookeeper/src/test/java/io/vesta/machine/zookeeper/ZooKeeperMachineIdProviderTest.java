@@ -301,7 +301,8 @@ class ZooKeeperMachineIdProviderTest {
         ZooKeeperMachineIdProvider holder = provider("10.0.0.1:8080", TimeSource.system());
         assertThat(holder.acquire(range, 4)).isEqualTo(8);
         List<MachineIdLeaseInfo> listed = admin.list(range);
-        assertThat(listed).extracting(MachineIdLeaseInfo::machineId).containsExactly(8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L);
+        assertThat(listed).extracting(MachineIdLeaseInfo::machineId)
+                .containsExactly(8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L);
         assertThat(listed.subList(0, 4)).allSatisfy(lease -> {
             assertThat(lease.owner()).isEqualTo("10.0.0.1:8080");
             assertThat(lease.live()).isTrue();
@@ -340,7 +341,8 @@ class ZooKeeperMachineIdProviderTest {
         service.close();
         provider.close();
 
-        MachineIdLeaseInfo closed = provider("operator", clock).leases().orElseThrow().list(MachineIdRange.EMBEDDED).get(0);
+        MachineIdLeases admin = provider("operator", clock).leases().orElseThrow();
+        MachineIdLeaseInfo closed = admin.list(MachineIdRange.EMBEDDED).get(0);
         assertThat(closed.owner()).isEqualTo("10.0.0.1:8080");
         assertThat(closed.live()).as("a node closed cleanly").isFalse();
         assertThat(closed.highWater().toEpochMilli()).as("the closing report's mark").isGreaterThan(lastTime)
@@ -361,19 +363,20 @@ class ZooKeeperMachineIdProviderTest {
         other.acquire(MachineIdRange.EMBEDDED);
         assertThat(other.report()).isTrue();
         ZooKeeperMachineIdProvider ahead = provider(builder(server.getConnectString(), "10.0.0.4:8080",
-                shifted(Duration.ofMinutes(2))).reportInterval(Duration.ofSeconds(1)).maxClockDifference(Duration.ofSeconds(5)));
+                shifted(Duration.ofMinutes(2))).reportInterval(Duration.ofSeconds(1))
+                .maxClockDifference(Duration.ofSeconds(5)));
         assertThatThrownBy(() -> ahead.acquire(MachineIdRange.EMBEDDED))
                 .isInstanceOf(MachineIdUnavailableException.class)
-                .hasMessageMatching("This node's clock reads \\S+, (119|120)\\d{3} ms ahead of the average of the 1 other"
-                        + " live nodes under /vesta/" + namespace + "/forever .*");
+                .hasMessageMatching("This node's clock reads \\S+, (119|120)\\d{3} ms ahead of the average of the"
+                        + " 1 other live nodes under /vesta/" + namespace + "/forever .*");
     }
 
     /** {@code backend} whose calls of {@code method} land in ZooKeeper and then fail, as an answer lost on the way. */
     @SuppressWarnings("unchecked")
     private static LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> answerLost(
             LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, String method) {
-        return (LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>) Proxy.newProxyInstance(LeaseBackend.class.getClassLoader(),
-                new Class<?>[] {LeaseBackend.class}, (proxy, called, args) -> {
+        return (LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>) Proxy.newProxyInstance(
+                LeaseBackend.class.getClassLoader(), new Class<?>[] {LeaseBackend.class}, (proxy, called, args) -> {
                     Object result;
                     try {
                         result = called.invoke(backend, args);
