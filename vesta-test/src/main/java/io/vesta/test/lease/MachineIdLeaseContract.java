@@ -128,6 +128,35 @@ public abstract class MachineIdLeaseContract {
     protected abstract Snapshot snapshot() throws Exception;
 
     /**
+     * Whether the store keeps an owner's block its own after the owner closed or its lease ran out, as ZooKeeper's
+     * Leaf-style nodes do: another owner then takes the block only once its holder went without a renewal for a
+     * silence the store measures by its own clock (not by the nodes' clocks, which the tests move), or once an
+     * operator ended the lease ({@link MachineIdLeases#release}). {@code false} by default: another owner takes a block
+     * as soon as it was released, or its lease ended by the taker's clock.
+     *
+     * <p>When {@code true}, each test that hands a block to another owner first proves that another owner is refused
+     * it, and then ends the lease as an operator does, by force: the taker must still start after the former holder's
+     * high water, and the former holder, if it has not heard, still issues up to its lease end. A store that says so
+     * never lets {@link #renewalRacingATakeoverNeverLetsTwoHoldAtOnce} take a block over (the holder's silence lasts
+     * milliseconds): that test then proves only that renewals and refused claims never let two nodes hold at once.
+     */
+    protected boolean blocksStayWithTheirOwner() {
+        return false;
+    }
+
+    /**
+     * Whether one store may serve ranges with different starts and blocks of different sizes at once: {@code true} by
+     * default. A store that documents one range start and block size per store (ZooKeeper: per namespace) says
+     * {@code false}, and a test that needs two then runs each in a fresh store ({@link #closeStore()},
+     * {@link #openStore()}, once every provider of the test so far was closed):
+     * {@link #concurrentClaimersGetDistinctWholeBlocksOrARangeFullError} each block size, in a range with room for
+     * fewer blocks than claimers, and {@link #clocksApartWithinTheDocumentedBoundNeverRepeatAnId} each direction.
+     */
+    protected boolean mixesRangesAndBlockSizes() {
+        return true;
+    }
+
+    /**
      * For a fault hook whose fault the store cannot have by its design: skips the test that needs it, saying so.
      * @param fault what the test needs, {@code "restart empty"}
      * @param why   why the store cannot have it, {@code "a database loses no committed write"}
@@ -147,6 +176,22 @@ public abstract class MachineIdLeaseContract {
 
     @AfterEach
     final void closeEverything() throws Exception {
+        try {
+            closeProviders();
+        } finally {
+            closeStore();
+        }
+    }
+
+    /** Closes every provider of the test so far and replaces its store with a fresh one. */
+    private void freshStore() throws Exception {
+        closeProviders();
+        closeStore();
+        openStore();
+    }
+
+    /** Closes every provider and service of the test so far, newest first, in parallel. */
+    private void closeProviders() throws Exception {
         List<AutoCloseable> closing;
         synchronized (toClose) {
             closing = new ArrayList<>(toClose);
@@ -167,7 +212,6 @@ public abstract class MachineIdLeaseContract {
             }
         } finally {
             pool.shutdownNow();
-            closeStore();
         }
     }
 
@@ -176,12 +220,27 @@ public abstract class MachineIdLeaseContract {
     /**
      * 200 nodes claim at once, 50 each of blocks of 1, 2, 4 and 8 machine IDs, in a range too small for all of them:
      * every block is aligned, whole and held by one node only; a node that gets none is told the range is full, and
-     * holds no machine ID of it.
+     * holds no machine ID of it. A store of one block size ({@link #mixesRangesAndBlockSizes()}) runs each size in a
+     * fresh store, its 50 nodes in a range of 32 blocks.
      */
     @Test
     void concurrentClaimersGetDistinctWholeBlocksOrARangeFullError() throws Exception {
-        MachineIdRange range = new MachineIdRange(0, 511);
-        int claimers = 200;
+        int[] sizes = {1, 2, 4, 8};
+        if (mixesRangesAndBlockSizes()) {
+            claimAtOnce(new MachineIdRange(0, 511), 200, i -> sizes[i % sizes.length]);
+            return;
+        }
+        for (int round = 0; round < sizes.length; round++) {
+            int blockSize = sizes[round];
+            if (round > 0) {
+                freshStore();
+            }
+            claimAtOnce(new MachineIdRange(0, 32L * blockSize - 1), 50, i -> blockSize);
+        }
+    }
+
+    private void claimAtOnce(MachineIdRange range, int claimers, java.util.function.IntUnaryOperator blockSizes)
+            throws Exception {
         ManualTimeSource clock = clock();
         List<MachineIdProvider> providers = new ArrayList<>();
         for (int i = 0; i < claimers; i++) {
@@ -194,7 +253,7 @@ public abstract class MachineIdLeaseContract {
             List<Future<?>> done = new ArrayList<>();
             for (int i = 0; i < claimers; i++) {
                 int index = i;
-                int blockSize = 1 << (i % 4);
+                int blockSize = blockSizes.applyAsInt(i);
                 done.add(pool.submit(() -> {
                     go.await();
                     try {
@@ -231,10 +290,10 @@ public abstract class MachineIdLeaseContract {
                         .hasMessageContaining(range.toString());
             }
         }
-        assertThat(held).as("blocks held").isPositive();
+        assertThat(held).as("blocks held").isPositive().isLessThan(claimers);
         // A claimer told the range is full is told the truth: no aligned block of its size is free.
         for (int i = 0; i < claimers; i++) {
-            int blockSize = 1 << (i % 4);
+            int blockSize = blockSizes.applyAsInt(i);
             if (outcome.get(i) instanceof MachineIdBlock) {
                 continue;
             }
@@ -396,6 +455,7 @@ public abstract class MachineIdLeaseContract {
                 .as("a claim a millisecond before the holder's lease ends").isInstanceOf(MachineIdUnavailableException.class);
         clock.set(Instant.ofEpochMilli(end + 1));
         assertThatThrownBy(stale::genId).as("the stale holder after its lease").isInstanceOf(MachineIdUnavailableException.class);
+        handOver(range, 0, clock);
         MachineIdProvider takerProvider = start(new Node("taker", LEASE, INERT, clock));
         EmbeddedIdService taker = ids(takerProvider, clock, range, 1);
         assertThat(takerProvider.notBefore()).as("the taker's mark").isPresent();
@@ -425,6 +485,7 @@ public abstract class MachineIdLeaseContract {
         MachineIdLeaseInfo released = leases(nextProvider).list(range).get(0);
         assertThat(released.live()).as("the released block is live").isFalse();
         assertThat(released.highWater().toEpochMilli()).as("the released block's high water").isGreaterThan(lastTime);
+        handOver(range, 0, clock);
         EmbeddedIdService next = ids(nextProvider, clock, range, 1);
         assertThat(nextProvider.notBefore().orElse(Long.MIN_VALUE)).as("the next holder's mark").isGreaterThan(lastTime)
                 .isLessThanOrEqualTo(clock.currentTimeMillis() + 1);
@@ -570,6 +631,9 @@ public abstract class MachineIdLeaseContract {
     @Test
     void clocksApartWithinTheDocumentedBoundNeverRepeatAnId() throws Exception {
         for (int sign : new int[] {1, -1}) {
+            if (sign < 0 && !mixesRangesAndBlockSizes()) {
+                freshStore();
+            }
             MachineIdRange range = new MachineIdRange(sign > 0 ? 0 : 1, sign > 0 ? 0 : 1);
             long apart = sign * documentedClockBound().toMillis();
             ManualTimeSource holderClock = clock();
@@ -583,6 +647,7 @@ public abstract class MachineIdLeaseContract {
             takerClock.set(Instant.ofEpochMilli(end + 1));
             holderClock.set(Instant.ofEpochMilli(end + 1 - apart));
             String takerName = sign > 0 ? "taker-ahead" : "taker-behind";
+            handOver(range, range.min(), takerClock);
             MachineIdProvider takerProvider = start(new Node(takerName, LEASE, INERT, takerClock));
             EmbeddedIdService taker = ids(takerProvider, takerClock, range, 1);
             assertThat(takerProvider.notBefore().orElse(Long.MIN_VALUE)).as("the mark of %s", takerName)
@@ -642,12 +707,14 @@ public abstract class MachineIdLeaseContract {
             stop.set(true);
             assertThat(lateIds.get()).as("IDs of calls begun after close() returned").isZero();
             service.close();
+            handOver(range, 0, clock);
             MachineIdProvider nextProvider = start(new Node("next-" + round, LEASE, INERT, clock));
             EmbeddedIdService next = ids(nextProvider, clock, range, 1);
             assertThat(nextProvider.notBefore().orElse(Long.MIN_VALUE)).as("the mark after round %d", round)
                     .isGreaterThan(lastTime.get());
             issue(next, "next-" + round, 100);
             next.close();
+            handOver(range, 0, clock);
         }
     }
 
@@ -668,6 +735,7 @@ public abstract class MachineIdLeaseContract {
         long usedLast = issue(used, "used", 3000);
         long usedLastTime = used.transTime(used.expId(usedLast).time()).toEpochMilli();
         used.close();
+        handOver(range, 1, clock);
         long nodeLast = issue(node, "node (first block)", 300);
         long nodeLastTime = node.transTime(node.expId(nodeLast).time()).toEpochMilli();
         MachineIdProvider operator = start(new Node("operator", LEASE, INERT, clock));
@@ -741,6 +809,23 @@ public abstract class MachineIdLeaseContract {
         if (before != null) {
             fail("ID " + id + " was issued twice: by " + before + " and by " + who);
         }
+    }
+
+    /**
+     * Lets another owner take the block of {@code machineId}, which its holder released or whose lease ended by
+     * {@code clock}: nothing to do unless {@link #blocksStayWithTheirOwner()}; then another owner is refused it, and an
+     * operator (a node that holds no block) ends its lease by force.
+     */
+    private void handOver(MachineIdRange range, long machineId, ManualTimeSource clock) throws Exception {
+        if (!blocksStayWithTheirOwner()) {
+            return;
+        }
+        assertThatThrownBy(() -> start(new Node("stranger", LEASE, INERT, clock)).acquire(range))
+                .as("another owner's claim of a block that stays with its owner").isInstanceOf(
+                        MachineIdUnavailableException.class);
+        MachineIdProvider operator = start(new Node("operator", LEASE, INERT, clock));
+        MachineIdLeases.Released ended = leases(operator).release(machineId, true);
+        assertThat(ended.ended()).as("the operator's end of machine ID %d: %s", machineId, ended.detail()).isTrue();
     }
 
     private static MachineIdLeases leases(MachineIdProvider provider) {

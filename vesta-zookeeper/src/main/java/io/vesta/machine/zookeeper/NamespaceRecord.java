@@ -17,6 +17,34 @@ final class NamespaceRecord {
     private NamespaceRecord() {
     }
 
+    /** What a namespace records: the start of the range it assigns machine IDs from, and its block size. */
+    record Layout(long rangeStart, int blockSize) {
+    }
+
+    /**
+     * What the namespace node records, or {@code null} when no node has registered in the namespace yet. A record
+     * without a block size is one of single IDs.
+     */
+    static Layout read(CuratorFramework client, String namespacePath) throws Exception {
+        byte[] recorded;
+        try {
+            recorded = client.getData().forPath(namespacePath);
+        } catch (KeeperException.NoNodeException e) {
+            return null;
+        }
+        if (recorded == null || recorded.length == 0) {
+            return null;
+        }
+        java.util.Properties fields = ZooKeeperNode.decode(recorded);
+        try {
+            return new Layout(Long.parseLong(fields.getProperty("rangeStart").strip()),
+                    Integer.parseInt(fields.getProperty("blockSize", "1").strip()));
+        } catch (NullPointerException | NumberFormatException e) {
+            throw new IllegalStateException("The namespace node " + namespacePath + " does not record a range start and"
+                    + " block size: " + new String(recorded, StandardCharsets.UTF_8).strip().replace('\n', ' '), e);
+        }
+    }
+
     /**
      * Records {@code range} and {@code blockSize} in the namespace node unless it holds them already, and creates the
      * node of the owners' nodes.

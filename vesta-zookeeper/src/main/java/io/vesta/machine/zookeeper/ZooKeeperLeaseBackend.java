@@ -65,9 +65,6 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
     private final ClockAgreement clocks;
     private final CachedMachineId cache;
 
-    /** The range and block size of the last claim: the namespace's, by which the lease admin maps sequences to IDs. */
-    volatile MachineIdRange range;
-    volatile int blockSize = 1;
     private volatile String nodePath;
     // Under the provider's store lock: the time and lease end written last.
     private long lastTime;
@@ -131,8 +128,6 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
      */
     @Override
     public LeaseClaim<NodeVersion> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception {
-        this.range = range;
-        this.blockSize = blockSize;
         LeaseClaim<NodeVersion> claim;
         if (!startUp) {
             if (!client.getZookeeperClient().isConnected()) {
@@ -141,9 +136,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             }
             claim = register(range, blockSize);
         } else {
-            if (client.getState() == CuratorFrameworkState.LATENT) {
-                client.start();
-            }
+            start();
             try {
                 claim = client.blockUntilConnected((int) connectionTimeoutMillis, TimeUnit.MILLISECONDS)
                         ? register(range, blockSize)
@@ -333,6 +326,12 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
      * node stays, so the owner gets the same ID back. Skipped without a connection, so that a shutdown never waits out
      * Curator's retries against a dead ensemble (without the closing mark a restart merely waits for the lease end of
      * the last report), and for an ID ZooKeeper has not confirmed.
+     *
+     * <p>A report whose write landed but whose answer this node never had (close() interrupts a report in flight, or
+     * the answer was lost) moved the node's version past the fence: the node is still this process's when its data
+     * names this process, this machine ID and no operator's end, and the closing report is then written at the version
+     * read. {@code highWater} stays right over that report's later {@code until}: no ID was issued under a lease end
+     * this node was not told of.
      */
     @Override
     public boolean release(LeaseClaim<NodeVersion> held, long now, long highWater) throws Exception {
@@ -340,12 +339,25 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             return false;
         }
         long time = Math.max(now, lastTime);
+        String path = held.fence().path();
+        long machineId = held.block().first();
+        byte[] data = ZooKeeperNode.encode(machineId, time, highWater, true, process);
         try {
-            client.setData().withVersion(held.fence().version()).forPath(held.fence().path(),
-                    ZooKeeperNode.encode(held.block().first(), time, highWater, true, process));
+            try {
+                client.setData().withVersion(held.fence().version()).forPath(path, data);
+            } catch (KeeperException.BadVersionException e) {
+                Stat stat = new Stat();
+                Properties current = ZooKeeperNode.decode(client.getData().storingStatIn(stat).forPath(path));
+                if (!process.equals(current.getProperty("process"))
+                        || !String.valueOf(machineId).equals(current.getProperty("machineId"))
+                        || Boolean.parseBoolean(current.getProperty("released"))) {
+                    return false; // ended by an operator, or rewritten by another process: not this one's to close
+                }
+                client.setData().withVersion(stat.getVersion()).forPath(path, data);
+            }
             lastTime = time;
             lastUntil = highWater;
-            cache.write(held.fence().path(), held.block().first(), held.block().size(), time, highWater, true, log);
+            cache.write(path, machineId, held.block().size(), time, highWater, true, log);
             return true;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
             return false; // reclaimed or ended meanwhile: the node is not this one's to close
@@ -381,6 +393,25 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
 
     String where() {
         return where;
+    }
+
+    /** Starts the owned Curator client if nothing has yet: a claim at start-up, or the lease admin before any claim. */
+    synchronized void start() {
+        if (client.getState() == CuratorFrameworkState.LATENT) {
+            client.start();
+        }
+    }
+
+    /**
+     * For the lease admin, which may run before (or without) any claim: starts the client and waits up to the
+     * connection timeout for ZooKeeper.
+     */
+    void connect() throws InterruptedException {
+        start();
+        if (!client.blockUntilConnected((int) connectionTimeoutMillis, TimeUnit.MILLISECONDS)) {
+            throw new MachineIdUnavailableException("No connection to ZooKeeper at " + where + " within "
+                    + connectionTimeoutMillis + "ms (connectionTimeout)");
+        }
     }
 
     /** The node of this owner, once acquired. */

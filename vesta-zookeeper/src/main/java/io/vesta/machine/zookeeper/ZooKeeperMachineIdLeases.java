@@ -1,5 +1,6 @@
 package io.vesta.machine.zookeeper;
 
+import io.vesta.layout.IdLayout;
 import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
@@ -19,10 +20,15 @@ import java.util.function.LongPredicate;
  * last report's lease has not ended. Ending a lease is a write conditional on the node's version that adds
  * {@code released=true} and keeps everything else, {@code until} included: the holder's next report then fails and
  * it stops for good, and another node may reclaim the ID at once (rather than after reclaimAfter), starting after
- * that {@code until}, past every ID the holder could have issued. Usable once the provider has acquired its machine
- * ID, whose range and block size it lists by.
+ * that {@code until}, past every ID the holder could have issued. A node closed cleanly is not live: its closing
+ * report's {@code until} is the exact end of its IDs, and it stays its owner's until an operator ends it (or it went
+ * without a report for reclaimAfter). Usable from any provider, one that never acquired a machine ID included (an
+ * operator's): it lists by the range start and block size the namespace records ({@link NamespaceRecord}).
  */
 final class ZooKeeperMachineIdLeases implements MachineIdLeases {
+
+    /** How often an end is tried while only the holder's own reports move its node on. */
+    private static final int ATTEMPTS = 5;
 
     private final ZooKeeperLeaseBackend store;
     private final LongPredicate heldHere;
@@ -42,9 +48,9 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
         try {
             long now = store.timeSource.currentTimeMillis();
             List<MachineIdLeaseInfo> leases = new ArrayList<>();
-            List<ZooKeeperNode> nodes = nodes();
+            Nodes nodes = nodes();
             for (long id = range.min(); id <= range.max(); id++) {
-                ZooKeeperNode node = holderOf(nodes, id);
+                ZooKeeperNode node = nodes.holderOf(id);
                 leases.add(node == null ? MachineIdLeaseInfo.free(id) : info(node, id, now));
             }
             return leases;
@@ -54,11 +60,58 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
         }
     }
 
+    /**
+     * Ends the lease with a write conditional on the version read. A report of the same holder (the same node, written
+     * by the same process) in between only moved the version: the leases are read again and the end retried, up to
+     * {@value #ATTEMPTS} times, since a holder reporting every interval would otherwise keep the operator from ever
+     * ending it. Anything else in between (a reclaim, a restart of the owner in another process) is refused as
+     * {@code changed}.
+     */
     @Override
     public Released release(long machineId, boolean force) {
+        ZooKeeperNode previous = null;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return endLease(machineId, force, previous);
+            } catch (HolderReported e) {
+                if (attempt == ATTEMPTS) {
+                    throw changed(machineId);
+                }
+                previous = e.node;
+            }
+        }
+    }
+
+    /** The holder's node moved on by a report of its own while its lease was being ended. */
+    private static final class HolderReported extends Exception {
+
+        final transient ZooKeeperNode node;
+
+        HolderReported(ZooKeeperNode node) {
+            super(null, null, false, false);
+            this.node = node;
+        }
+    }
+
+    private static LeaseChangeRefusedException changed(long machineId) {
+        return new LeaseChangeRefusedException(machineId, "changed", "The node of machine ID " + machineId
+                + " changed while its lease was being ended (its holder reported, or it was reclaimed); read the"
+                + " leases again");
+    }
+
+    private static String process(ZooKeeperNode node) {
+        return ZooKeeperNode.decode(node.data()).getProperty("process");
+    }
+
+    private Released endLease(long machineId, boolean force, ZooKeeperNode previous) throws HolderReported {
         try {
             long now = store.timeSource.currentTimeMillis();
-            ZooKeeperNode node = holderOf(nodes(), machineId);
+            Nodes nodes = nodes();
+            ZooKeeperNode node = nodes.holderOf(machineId);
+            if (previous != null && (node == null || !node.path().equals(previous.path())
+                    || !java.util.Objects.equals(process(node), process(previous)))) {
+                throw changed(machineId);
+            }
             if (node == null) {
                 throw new IllegalArgumentException("No node under " + store.foreverPath + " holds machine ID " + machineId
                         + ": it was never assigned");
@@ -78,20 +131,22 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
                         + " lease runs until " + before.leaseExpiry() + "): its holder may be running. Stop it, or force"
                         + " the release if its process is gone");
             }
-            store.client.setData().withVersion(node.version()).forPath(node.path(), node.releasedData());
-            MachineIdLeaseInfo after = info(holderOf(nodes(), machineId), machineId, now);
+            try {
+                store.client.setData().withVersion(node.version()).forPath(node.path(), node.releasedData());
+            } catch (KeeperException.BadVersionException e) {
+                throw new HolderReported(node);
+            }
+            MachineIdLeaseInfo after = info(nodes().holderOf(machineId), machineId, now);
             store.log.log(Level.WARNING, () -> "Ended the lease of owner '" + node.owner() + "' on machine ID "
                     + machineId + " (" + node.path() + ")" + (before.live() ? " by force" : "")
                     + "; the next holder starts after " + before.highWater());
             return new Released(before, after, true, "Ended the lease of owner '" + node.owner() + "' on machine ID "
-                    + machineId + (store.blockSize > 1 ? " and the rest of its block" : "") + "; another node may"
+                    + machineId + (nodes.blockSize() > 1 ? " and the rest of its block" : "") + "; another node may"
                     + " reclaim it at once, starting after " + before.highWater() + (before.live()
                             ? ", and its holder stops issuing at its next report" : ""));
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-            throw new LeaseChangeRefusedException(machineId, "changed", "The node of machine ID " + machineId
-                    + " changed while its lease was being ended (its holder reported, or it was reclaimed); read the"
-                    + " leases again");
-        } catch (IllegalArgumentException | LeaseChangeRefusedException e) {
+        } catch (KeeperException.NoNodeException e) {
+            throw changed(machineId);
+        } catch (HolderReported | IllegalArgumentException | LeaseChangeRefusedException e) {
             throw e;
         } catch (Exception e) {
             throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " under "
@@ -99,25 +154,41 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
         }
     }
 
-    /** The namespace's nodes, by the range and block size the provider registered with. */
-    private List<ZooKeeperNode> nodes() throws Exception {
-        MachineIdRange registered = store.range;
-        if (registered == null) {
-            throw new IllegalStateException("This ZooKeeperMachineIdProvider has not acquired a machine ID yet");
+    /** The namespace's nodes and its block size. */
+    private record Nodes(List<ZooKeeperNode> all, int blockSize) {
+
+        /** The node whose block holds {@code id}: the one with the lowest sequence, as a registration picks it. */
+        ZooKeeperNode holderOf(long id) {
+            return all.stream().filter(n -> n.machineId() >= 0 && id >= n.machineId() && id < n.machineId() + blockSize)
+                    .min(Comparator.comparingLong(ZooKeeperNode::sequence)).orElse(null);
         }
-        return ZooKeeperNode.readAll(store.client, store.foreverPath, registered, store.blockSize, store.holdMillis);
     }
 
-    /** The node whose block holds {@code id}: the one with the lowest sequence, as a registration picks it. */
-    private ZooKeeperNode holderOf(List<ZooKeeperNode> nodes, long id) {
-        int blockSize = store.blockSize;
-        return nodes.stream().filter(n -> n.machineId() >= 0 && id >= n.machineId() && id < n.machineId() + blockSize)
-                .min(Comparator.comparingLong(ZooKeeperNode::sequence)).orElse(null);
+    /**
+     * The namespace's nodes, by the range start and block size it records; none before a node registered. A node
+     * created a moment ago, whose ID is not written yet, is taken to hold its sequence's block from the range start up
+     * to the last machine ID (the admin does not know the registering node's range end; a node whose sequence is past
+     * it deletes itself at once).
+     */
+    private Nodes nodes() throws Exception {
+        store.connect();
+        NamespaceRecord.Layout layout = NamespaceRecord.read(store.client, store.namespacePath);
+        if (layout == null) {
+            return new Nodes(List.of(), 1);
+        }
+        MachineIdRange recorded = new MachineIdRange(layout.rangeStart(), IdLayout.MAX_MACHINE);
+        try {
+            return new Nodes(ZooKeeperNode.readAll(store.client, store.foreverPath, recorded, layout.blockSize(),
+                    store.holdMillis), layout.blockSize());
+        } catch (KeeperException.NoNodeException e) {
+            return new Nodes(List.of(), layout.blockSize()); // recorded, and no owner's node yet
+        }
     }
 
     private MachineIdLeaseInfo info(ZooKeeperNode node, long id, long now) throws Exception {
         boolean liveNode = LiveOwnerNode.exists(store.client, store.namespacePath, node.owner());
-        boolean live = !node.released() && (liveNode || node.until() > now);
+        // A clean close gave the ID back: its until is the exact end of its IDs, not a lease still running.
+        boolean live = !node.released() && !node.closed() && (liveNode || node.until() > now);
         return new MachineIdLeaseInfo(id, live ? MachineIdLeaseInfo.State.LIVE : MachineIdLeaseInfo.State.EXPIRED,
                 node.owner(), Instant.ofEpochMilli(node.until()), Instant.ofEpochMilli(node.until()), node.version(),
                 heldHere.test(id));

@@ -9,6 +9,7 @@ import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
 import io.vesta.InvalidSettingException;
+import io.vesta.time.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -282,6 +283,111 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(provider.lease().isHeldAt(System.currentTimeMillis())).isFalse();
         assertThat(provider.lease().lostReason()).isEqualTo("the machine-ID provider was closed");
         assertThat(provider.report()).as("no report after close()").isFalse();
+    }
+
+    /**
+     * An operator's provider lists and ends leases without ever acquiring a machine ID (vesta-server's lease admin on
+     * a node of another strategy does): it maps nodes to IDs by the range start and block size the namespace records.
+     */
+    @Test
+    void aProviderThatNeverAcquiredListsAndEndsLeasesByTheNamespacesRecord() {
+        MachineIdRange range = new MachineIdRange(8, 15);
+        MachineIdLeases admin = provider("operator", TimeSource.system()).leases().orElseThrow();
+        assertThat(admin.list(range)).as("a namespace no node registered in").allSatisfy(lease -> {
+            assertThat(lease.live()).isFalse();
+            assertThat(lease.owner()).isNull();
+        });
+
+        ZooKeeperMachineIdProvider holder = provider("10.0.0.1:8080", TimeSource.system());
+        assertThat(holder.acquire(range, 4)).isEqualTo(8);
+        List<MachineIdLeaseInfo> listed = admin.list(range);
+        assertThat(listed).extracting(MachineIdLeaseInfo::machineId)
+                .containsExactly(8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L);
+        assertThat(listed.subList(0, 4)).allSatisfy(lease -> {
+            assertThat(lease.owner()).isEqualTo("10.0.0.1:8080");
+            assertThat(lease.live()).isTrue();
+            assertThat(lease.self()).isFalse();
+        });
+        assertThat(listed.subList(4, 8)).allSatisfy(lease -> assertThat(lease.owner()).isNull());
+
+        assertThatThrownBy(() -> admin.release(9, false)).isInstanceOfSatisfying(LeaseChangeRefusedException.class,
+                e -> assertThat(e.reason()).isEqualTo("live"));
+        long heldUntil = holder.lease().heldUntil();
+        MachineIdLeases.Released released = admin.release(9, true);
+        assertThat(released.ended()).isTrue();
+        assertThat(released.before().highWater()).isEqualTo(java.time.Instant.ofEpochMilli(heldUntil));
+        assertThat(released.detail()).contains("and the rest of its block");
+        assertThat(admin.list(range).get(0).live()).isFalse();
+    }
+
+    /**
+     * close() interrupts a report in flight, and a report's answer can be lost: the write landed and moved the node's
+     * version past the one the provider knows. The closing report still lands, with the exact end of the IDs issued,
+     * so the node is not live once closed and whoever takes it next starts after the last ID, not a lease later.
+     */
+    @Test
+    void theClosingReportLandsAfterAReportWhoseAnswerWasLost() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
+        // Reports only when the test makes one: a second report would find the version moved too.
+        ZooKeeperMachineIdProvider provider = builder(server.getConnectString(), "10.0.0.1:8080", clock)
+                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew"));
+        toClose.add(provider);
+        EmbeddedIdService service = service(provider, clock);
+        long last = service.genId();
+        clock.advance(Duration.ofMillis(5));
+        provider.report(); // lands; its answer does not come
+        long lastTime = service.transTime(service.expId(last).time()).toEpochMilli();
+        clock.advance(Duration.ofMillis(5));
+        service.close();
+        provider.close();
+
+        MachineIdLeases admin = provider("operator", clock).leases().orElseThrow();
+        MachineIdLeaseInfo closed = admin.list(MachineIdRange.EMBEDDED).get(0);
+        assertThat(closed.owner()).isEqualTo("10.0.0.1:8080");
+        assertThat(closed.live()).as("a node closed cleanly").isFalse();
+        assertThat(closed.highWater().toEpochMilli()).as("the closing report's mark").isGreaterThan(lastTime)
+                .isLessThanOrEqualTo(clock.currentTimeMillis() + 1);
+    }
+
+    /**
+     * The start-up check measures how long ago each other node reported by the ZooKeeper leader's clock, not by the
+     * starting node's: a clock more than a lease ahead, by which every other node's lease end has passed, is refused
+     * all the same. (Leaving out the nodes whose lease ended by the starting node's clock would let every clock that
+     * far ahead through.)
+     */
+    @Test
+    void aClockAheadByMoreThanALeaseIsRefusedThoughTheOthersLeaseEndsHavePassedByIt() {
+        // Live for 10 report intervals, 10 s: however slowly this machine runs, the other's report is a fresh one.
+        ZooKeeperMachineIdProvider other = provider(builder(server.getConnectString(), "10.0.0.2:8080",
+                TimeSource.system()).reportInterval(Duration.ofSeconds(1)).lease(Duration.ofSeconds(3)));
+        other.acquire(MachineIdRange.EMBEDDED);
+        assertThat(other.report()).isTrue();
+        ZooKeeperMachineIdProvider ahead = provider(builder(server.getConnectString(), "10.0.0.4:8080",
+                shifted(Duration.ofMinutes(2))).reportInterval(Duration.ofSeconds(1))
+                .maxClockDifference(Duration.ofSeconds(5)));
+        assertThatThrownBy(() -> ahead.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageMatching("This node's clock reads \\S+, (119|120)\\d{3} ms ahead of the average of the"
+                        + " 1 other live nodes under /vesta/" + namespace + "/forever .*");
+    }
+
+    /** {@code backend} whose calls of {@code method} land in ZooKeeper and then fail, as an answer lost on the way. */
+    @SuppressWarnings("unchecked")
+    private static LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> answerLost(
+            LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, String method) {
+        return (LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>) Proxy.newProxyInstance(
+                LeaseBackend.class.getClassLoader(), new Class<?>[] {LeaseBackend.class}, (proxy, called, args) -> {
+                    Object result;
+                    try {
+                        result = called.invoke(backend, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (called.getName().equals(method)) {
+                        throw new org.apache.zookeeper.KeeperException.ConnectionLossException();
+                    }
+                    return result;
+                });
     }
 
     /** {@code backend} whose calls of {@code method} wait for {@code letGo} once they counted {@code holding} down. */
