@@ -9,7 +9,7 @@ import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
 import io.vesta.InvalidSettingException;
-import io.vesta.time.ManualTimeSource;
+import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
