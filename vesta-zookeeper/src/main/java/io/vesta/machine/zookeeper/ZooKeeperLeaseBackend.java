@@ -63,6 +63,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
     private final String process = Long.toHexString(new SecureRandom().nextLong());
     private final LiveOwnerNode live;
     private final ClockAgreement clocks;
+    private final StaleNodes stale;
     private final CachedMachineId cache;
 
     private volatile String nodePath;
@@ -94,6 +95,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         long reportMillis = settings.renewal().toMillis();
         this.live = new LiveOwnerNode(client, namespacePath, namespace, owner, process, leaseMillis, reportMillis);
         this.clocks = new ClockAgreement(reportMillis, builder.maxClockDifference.toMillis(), foreverPath);
+        this.stale = new StaleNodes(client, foreverPath, owner, process, leaseMillis, reclaimAfterMillis, log);
         this.cache = new CachedMachineId(builder.cacheFile != null ? builder.cacheFile : Path.of(
                 System.getProperty("java.io.tmpdir"), "vesta", namespace, owner.replaceAll("[^A-Za-z0-9._-]", "_")
                 + ".machine-id"), owner, namespace, where, holdMillis, leaseMillis);
@@ -221,7 +223,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                         new NodeVersion(path, stat.getVersion()));
             }
             client.delete().forPath(path);
-            LeaseClaim<NodeVersion> reclaimed = reclaim(range, blockSize, nodes, serverNow, now);
+            LeaseClaim<NodeVersion> reclaimed = stale.reclaim(range, blockSize, nodes, serverNow, now);
             if (reclaimed != null) {
                 return reclaimed;
             }
@@ -236,39 +238,6 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                     + " longest silence is " + oldest + "ms). Widen the range, use a new namespace, or lower reclaimAfter.");
         }
         throw new MachineIdUnavailableException("Gave up registering under " + foreverPath + ": the nodes kept changing");
-    }
-
-    /*
-     * Taking over a stale node is one ZooKeeper transaction: delete the stale node at the version we read,
-     * and create ours carrying its machine ID. If the stale node reported (or someone else reclaimed it) in
-     * between, its version moved or it is gone, and the whole transaction fails: an ID passes to exactly one
-     * new owner. The old owner's next report then finds its node gone and stops it for good.
-     */
-    private LeaseClaim<NodeVersion> reclaim(MachineIdRange range, int blockSize, List<ZooKeeperNode> nodes,
-            long serverNow, long now) throws Exception {
-        List<ZooKeeperNode> stale = nodes.stream()
-                .filter(n -> n.machineId() >= 0 && range.contains(n.machineId()) && !n.owner().equals(owner)
-                        && (n.released() || serverNow - n.mtime() > reclaimAfterMillis))
-                .sorted(Comparator.comparingLong(ZooKeeperNode::machineId)).toList();
-        for (ZooKeeperNode node : stale) {
-            try {
-                // The old owner may have issued until the lease end of its last report, by its own clock.
-                long mark = node.until();
-                String path = client.transaction().forOperations(
-                        client.transactionOp().delete().withVersion(node.version()).forPath(node.path()),
-                        client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                                .forPath(foreverPath + "/" + owner + "-", ZooKeeperNode.encode(node.machineId(), now,
-                                        Math.max(now + leaseMillis, mark), false, process))).get(1).getResultPath();
-                log.log(Level.WARNING, () -> "Reclaimed machine ID " + node.machineId() + " from " + node.path()
-                        + " (owner '" + node.owner() + "', " + (node.released() ? "released by an operator" : "silent for "
-                        + (serverNow - node.mtime()) + "ms") + "); IDs start after " + Instant.ofEpochMilli(mark));
-                return new LeaseClaim<>(new MachineIdBlock(node.machineId(), blockSize), now + leaseMillis, mark,
-                        node.owner(), new NodeVersion(path, 0));
-            } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-                // it reported after all, or another node was faster: try the next
-            }
-        }
-        return null;
     }
 
     /**
