@@ -10,6 +10,7 @@ import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.RecordLeases;
 import io.vesta.machine.db.LeaseTable.Row;
 import io.vesta.time.TimeSource;
 
@@ -67,6 +68,8 @@ import java.util.function.LongPredicate;
  * databases.
  */
 final class DbLeaseBackend implements LeaseBackend<Long> {
+
+    private static final System.Logger LOG = System.getLogger(DbMachineIdProvider.class.getName());
 
     private final DataSource dataSource;
     private final LeaseTable table;
@@ -278,9 +281,34 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
         }
     }
 
+    /**
+     * The table's rows for an operator. Ending a lease is one statement, {@code UPDATE ... SET lease_expiry = now,
+     * generation = generation + 1 WHERE owner = ? AND generation = ? AND lease_expiry > now}: every row its holder
+     * leased together (a block shares one generation) at once. It leaves {@code high_water} as committed, and the holder
+     * never issues past a committed high water; its next renewal, conditional on the old generation, matches fewer rows
+     * and stops it for good; whoever takes a row next starts after that high water. A renewal that commits first only
+     * raises the high water the statement keeps, and a takeover cannot commit in between, because the row is live.
+     */
     @Override
     public MachineIdLeases leases(LongPredicate heldHere) {
-        return new DbMachineIdLeases(dataSource, table, timeSource, heldHere);
+        return new RecordLeases<>(new RecordLeases.Store<Row>() {
+            @Override
+            public NavigableMap<Long, Row> read(long min, long max) throws SQLException {
+                return autoCommit(c -> table.rows(c, min, max));
+            }
+
+            @Override
+            public long end(Row row, long now) throws SQLException {
+                return autoCommit(c -> table.end(c, row.owner(), row.generation(), now));
+            }
+        }, store(), store(), "rows", timeSource, heldHere, LOG);
+    }
+
+    /** {@code work} on a connection of its own, in auto-commit. */
+    private <T> T autoCommit(Jdbc.Work<T> work) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return Jdbc.autoCommit(connection, work);
+        }
     }
 
     /** The query timeout and the one second close() may wait for a heartbeat that is in the database. */

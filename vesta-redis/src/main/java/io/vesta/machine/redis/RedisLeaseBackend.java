@@ -3,15 +3,12 @@ package io.vesta.machine.redis;
 import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseClaim;
 import io.vesta.machine.LeaseClaimWalk;
-import io.vesta.machine.LeaseEnding;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
 import io.vesta.machine.MachineIdBlock;
-import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
-import io.vesta.machine.MachineIdLeases.Released;
 import io.vesta.machine.MachineIdRange;
-import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.RecordLeases;
 import io.vesta.machine.redis.RedisLeaseStore.Entry;
 import io.vesta.machine.redis.RedisLeaseStore.Snapshot;
 import io.vesta.machine.redis.RedisLeaseStore.StoreMark;
@@ -255,70 +252,17 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
      */
     @Override
     public MachineIdLeases leases(LongPredicate heldHere) {
-        return new MachineIdLeases() {
+        return new RecordLeases<>(new RecordLeases.Store<Entry>() {
             @Override
-            public String describe() {
-                return "redis " + store.describe();
+            public NavigableMap<Long, Entry> read(long min, long max) {
+                return store.read().entries().subMap(min, true, max, true);
             }
 
             @Override
-            public List<MachineIdLeaseInfo> list(MachineIdRange range) {
-                NavigableMap<Long, Entry> entries = read("read the leases of range " + range);
-                long now = timeSource.currentTimeMillis();
-                List<MachineIdLeaseInfo> leases = new ArrayList<>((int) range.size());
-                for (long id = range.min(); id <= range.max(); id++) {
-                    leases.add(info(entries.get(id), id, now, heldHere));
-                }
-                return leases;
+            public long end(Entry entry, long now) {
+                return store.end(entry.token(), now, UUID.randomUUID().toString());
             }
-
-            @Override
-            public Released release(long machineId, boolean force) {
-                long now = timeSource.currentTimeMillis();
-                Entry entry = read("end the lease on machine ID " + machineId).get(machineId);
-                if (entry == null) {
-                    throw new IllegalArgumentException(store() + " has no lease on machine ID " + machineId + ": it was"
-                            + " never leased, so any node may take it");
-                }
-                MachineIdLeaseInfo before = info(entry, machineId, now, heldHere);
-                Released unchanged = LeaseEnding.check(before, force);
-                if (unchanged != null) {
-                    return unchanged;
-                }
-                long ended;
-                try {
-                    ended = store.end(entry.token(), now, UUID.randomUUID().toString());
-                } catch (RuntimeException e) {
-                    throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " in "
-                            + store() + ": " + e.getMessage(), e);
-                }
-                if (ended == 0) {
-                    throw LeaseEnding.changed(machineId);
-                }
-                Entry after = read("read the lease on machine ID " + machineId).get(machineId);
-                return LeaseEnding.ended(before, info(after, machineId, now, heldHere), ended, "entries", store(), LOG);
-            }
-        };
-    }
-
-    /** Every entry of the hash, for an operator; {@code what} was asked when Redis cannot be read. */
-    private NavigableMap<Long, Entry> read(String what) {
-        try {
-            return store.read().entries();
-        } catch (MachineIdUnavailableException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new MachineIdUnavailableException("Cannot " + what + " from " + store() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static MachineIdLeaseInfo info(Entry entry, long machineId, long now, LongPredicate heldHere) {
-        if (entry == null) {
-            return MachineIdLeaseInfo.free(machineId);
-        }
-        return new MachineIdLeaseInfo(machineId, entry.leaseExpiry() > now ? MachineIdLeaseInfo.State.LIVE
-                : MachineIdLeaseInfo.State.EXPIRED, entry.owner(), Instant.ofEpochMilli(entry.leaseExpiry()),
-                Instant.ofEpochMilli(entry.highWater()), entry.generation(), heldHere.test(machineId));
+        }, "redis " + store.describe(), store(), "entries", timeSource, heldHere, LOG);
     }
 
     /** The command timeout plus the second close() may wait for a heartbeat that is in Redis. */
