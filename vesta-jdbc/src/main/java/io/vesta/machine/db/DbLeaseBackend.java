@@ -104,9 +104,7 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
 
     @Override
     public String describe(LeaseClaim<Long> held) {
-        String from = held == null ? null : held.takenFrom();
-        return "db (table " + table.name() + ", owner '" + owner + "'" + (from != null ? ", taken over from '" + from
-                + "'" : "") + ")";
+        return LeaseClaim.describe("db", store(), owner, held);
     }
 
     /** Creates the table if it does not exist, with the shipped script for this database. */
@@ -157,37 +155,14 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
 
             @Override
             public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows, long now) {
-                return DbLeaseBackend.this.rangeFull(range, blockSize, rows, now);
+                return LeaseClaimWalk.rangeFull(store(), "rows", range, blockSize, rows, now);
             }
 
             @Override
             public RuntimeException gaveUp(int rounds) {
-                return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
-                        : "a block of " + blockSize + " machine IDs") + " from table " + table.name() + " (range "
-                        + range + ") after " + rounds + " rounds in which every candidate changed before this node"
-                        + " could take it (other nodes claiming the same IDs, or a live process of owner '" + owner
-                        + "' renewing its row)");
+                return LeaseClaimWalk.gaveUp(store(), "row", owner, range, blockSize, rounds);
             }
         };
-    }
-
-    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows,
-            long now) {
-        long live = rows.stream().filter(r -> r.leaseExpiry() > now).count();
-        Instant next = Instant.ofEpochMilli(rows.stream().mapToLong(Row::leaseExpiry).filter(e -> e > now).min()
-                .orElse(now));
-        if (blockSize == 1) {
-            return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table "
-                    + table.name() + ": " + live + " rows hold a live lease on all " + range.size() + " IDs of the"
-                    + " range (the first lease ends at " + next + "). Stop a node, widen the range, or wait for a"
-                    + " lease to end.");
-        }
-        long blocks = range.blocks(blockSize);
-        return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range "
-                + range + " of table " + table.name() + ": the range holds " + blocks + " blocks of " + blockSize
-                + " (so " + blocks + " nodes with this block size), and each has a live lease on at least one of"
-                + " its IDs (" + live + " live rows; the first lease ends at " + next + "). Stop a node, widen the"
-                + " range, lower the block size, or wait for a lease to end.");
     }
 
     /**

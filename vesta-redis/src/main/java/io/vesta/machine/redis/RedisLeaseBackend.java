@@ -68,9 +68,7 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
 
     @Override
     public String describe(LeaseClaim<Fence> held) {
-        String from = held == null ? null : held.takenFrom();
-        return "redis (" + store.describe() + ", owner '" + owner + "'" + (from != null ? ", taken over from '" + from
-                + "'" : "") + ")";
+        return LeaseClaim.describe("redis", store.describe(), owner, held);
     }
 
     /** Leases a whole aligned block, one entry each, in one script: all of it or none, under one token. */
