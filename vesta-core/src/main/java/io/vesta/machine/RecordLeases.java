@@ -11,7 +11,8 @@ import java.util.function.LongPredicate;
 /**
  * The operator's view of a store that keeps one lease record per machine ID (the DB table, the Redis hash): the
  * records of a range as {@link MachineIdLeaseInfo}, and ending a lease by the rules of {@link LeaseEnding}. What makes
- * the end safe, a write that matches only the block of the record as read, is the store's ({@link Store#end}).
+ * the end safe, a write that matches only the block of the record as read, is the store's ({@link Store#end}). And
+ * what such a store writes to claim a block ({@link #claim}).
  *
  * @param <R> a lease record
  */
@@ -38,6 +39,29 @@ public final class RecordLeases<R extends RecordLeases.Record> implements Machin
          * @return how many records it ended: 0 when the lease changed after it was read
          */
         long end(R record, long now) throws Exception;
+    }
+
+    /**
+     * What a record store writes to take the block starting at {@code first}, whose records are {@code block} (null
+     * where a machine ID has none), for {@code owner} until {@code expiry}: a generation above each record's, so that no
+     * write conditional on an older one matches again; the highest high water among them, which its IDs start after;
+     * the first other owner, for messages.
+     * @return the claim, its fence the generation
+     */
+    public static LeaseClaim<Long> claim(long first, List<? extends Record> block, String owner, long expiry) {
+        long generation = 1;
+        Long notBefore = null;
+        String from = null;
+        for (Record record : block) {
+            if (record != null) {
+                generation = Math.max(generation, record.generation() + 1);
+                notBefore = notBefore == null ? record.highWater() : Math.max(notBefore, record.highWater());
+                if (from == null && !record.owner().equals(owner)) {
+                    from = record.owner();
+                }
+            }
+        }
+        return new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, notBefore, from, generation);
     }
 
     private final Store<R> store;

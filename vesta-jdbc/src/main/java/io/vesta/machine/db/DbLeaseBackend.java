@@ -175,20 +175,7 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
     private LeaseClaim<Long> takeBlock(Connection connection, long first, List<Row> block, long now)
             throws SQLException {
         long expiry = now + leaseMillis;
-        long generation = 1;
-        Long notBefore = null;
-        String from = null;
-        for (Row row : block) {
-            if (row != null) {
-                generation = Math.max(generation, row.generation() + 1);
-                notBefore = notBefore == null ? row.highWater() : Math.max(notBefore, row.highWater());
-                if (from == null && !row.owner().equals(owner)) {
-                    from = row.owner();
-                }
-            }
-        }
-        LeaseClaim<Long> claim = new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, notBefore, from,
-                generation);
+        LeaseClaim<Long> claim = RecordLeases.claim(first, block, owner, expiry);
         return Jdbc.transactionUnlessLostRace(connection, c -> {
             for (int offset = 0; offset < block.size(); offset++) {
                 Row row = block.get(offset);

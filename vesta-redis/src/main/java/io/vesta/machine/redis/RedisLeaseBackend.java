@@ -146,28 +146,18 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
     /** Takes every machine ID of a block in one script, or none. */
     private LeaseClaimWalk.Attempt<LeaseClaim<Fence>> takeBlock(Snapshot snapshot, Settle settle, long first,
             List<Entry> block, long now) {
-        long expiry = now + leaseMillis;
-        long nextGeneration = 1;
-        Long mark = null;
-        String from = null;
-        for (Entry entry : block) {
-            if (entry != null) {
-                nextGeneration = Math.max(nextGeneration, entry.generation() + 1);
-                mark = mark == null ? entry.highWater() : Math.max(mark, entry.highWater());
-                if (from == null && !entry.owner().equals(owner)) {
-                    from = entry.owner();
-                }
-            }
-        }
+        LeaseClaim<Long> next = RecordLeases.claim(first, block, owner, now + leaseMillis);
         boolean waits = settle.waitsPast(now);
+        Long mark = next.notBefore();
         if (waits) {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
-        Fence fence = new Fence(UUID.randomUUID().toString(), snapshot.runId(), nextGeneration);
         // The high water never drops below the one taken over: after an operator's end the entry's expiry is the
         // operator's clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
-        LeaseClaim<Fence> claim = new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, mark, from, fence);
-        String result = store.claim(snapshot, settle.mark, block, entries(claim, expiry, claim.highWater(expiry)));
+        LeaseClaim<Fence> claim = new LeaseClaim<>(next.block(), next.expiry(), mark, next.takenFrom(),
+                new Fence(UUID.randomUUID().toString(), snapshot.runId(), next.fence()));
+        String result = store.claim(snapshot, settle.mark, block, entries(claim, claim.expiry(),
+                claim.highWater(claim.expiry())));
         if ("ok".equals(result)) {
             if (waits) {
                 Long settled = mark;

@@ -108,7 +108,7 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
 
     /** Renews the lease once now; whether it is held afterwards. For tests; the heartbeat thread does it otherwise. */
     boolean heartbeat() {
-        return ((LeasedMachineIdProvider<?>) engine()).renewNow();
+        return engine().renewNow();
     }
 
     public String key() {
