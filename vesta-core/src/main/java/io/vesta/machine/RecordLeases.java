@@ -12,7 +12,8 @@ import java.util.function.LongPredicate;
  * The operator's view of a store that keeps one lease record per machine ID (the DB table, the Redis hash): the
  * records of a range as {@link MachineIdLeaseInfo}, and ending a lease by the rules of {@link LeaseEnding}. What makes
  * the end safe, a write that matches only the block of the record as read, is the store's ({@link Store#end}). And
- * what such a store writes to claim a block ({@link #claim}).
+ * what such a store writes to claim a block ({@link #claim}) and why a renewal found a block in other hands
+ * ({@link #lostTo}).
  *
  * @param <R> a lease record
  */
@@ -62,6 +63,26 @@ public final class RecordLeases<R extends RecordLeases.Record> implements Machin
             }
         }
         return new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, notBefore, from, generation);
+    }
+
+    /**
+     * Why a renewal of generation {@code held} found {@code record} under a later one: ended from outside (this owner's
+     * and no longer live, so not a restart of ours, which would hold a live lease) or taken over. Null when its
+     * generation has not moved past {@code held}.
+     * @param it the record in the message: {@code "it"}, {@code "the row of machine ID 5 of its block 4-7"}
+     */
+    public static String lostTo(String store, String it, Record record, long held, String owner, long now) {
+        if (record.generation() <= held) {
+            return null;
+        }
+        if (record.owner().equals(owner) && record.leaseExpiry() <= now) {
+            return "its lease on " + it + " in " + store + " was ended by another process (generation "
+                    + record.generation() + ", this node held generation " + held + "): an operator's release"
+                    + " (DELETE /vesta/admin/leases) or another process of owner '" + owner + "'";
+        }
+        return store + " shows " + it + " taken over by owner '" + record.owner() + "' (generation "
+                + record.generation() + ", this node held generation " + held + ") after this node could not renew"
+                + " its lease in time";
     }
 
     private final Store<R> store;

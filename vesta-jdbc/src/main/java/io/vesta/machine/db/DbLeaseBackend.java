@@ -109,8 +109,8 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
 
     /** Creates the table if it does not exist, with the shipped script for this database. */
     void createTable() {
-        try (Connection connection = dataSource.getConnection()) {
-            Jdbc.autoCommit(connection, c -> {
+        try {
+            autoCommit(c -> {
                 table.create(c);
                 return null;
             });
@@ -122,14 +122,12 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
     /** The block's rows, in one transaction, whole or not at all; the table first if the builder said so. */
     @Override
     public LeaseClaim<Long> claim(MachineIdRange range, int blockSize, boolean startUp) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return Jdbc.autoCommit(connection, c -> {
-                if (startUp && initializeSchema) {
-                    table.create(c);
-                }
-                return LeaseClaimWalk.claim(range, blockSize, owner, startUp, timeSource, walk(c, range, blockSize));
-            });
-        }
+        return autoCommit(c -> {
+            if (startUp && initializeSchema) {
+                table.create(c);
+            }
+            return LeaseClaimWalk.claim(range, blockSize, owner, startUp, timeSource, walk(c, range, blockSize));
+        });
     }
 
     /** The claim walk over the table: each read in auto-commit, each take in a transaction. */
@@ -197,10 +195,8 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
      */
     @Override
     public Renewal<Long> renew(LeaseClaim<Long> held, long expiry, long highWater) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return Jdbc.autoCommit(connection, c -> table.write(c, held.block(), held.fence(), expiry, highWater)
-                    == held.block().size() ? Renewal.renewed(held.fence()) : Renewal.lost(lostRowReason(c, held)));
-        }
+        return autoCommit(c -> table.write(c, held.block(), held.fence(), expiry, highWater) == held.block().size()
+                ? Renewal.renewed(held.fence()) : Renewal.lost(lostRowReason(c, held)));
     }
 
     /** Why a renewal found the block in other hands: the first of its rows that is gone or under another generation. */
@@ -211,25 +207,15 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
             Row row = table.row(connection, id);
             String which = block.size() == 1 ? "its row" : "the row of machine ID " + id + " of its block " + block;
             if (row == null) {
-                return which + " in table " + table.name() + " was deleted";
+                return which + " in " + store() + " was deleted";
             }
-            // Same owner, moved on, and no longer live: not a restart of ours (that would hold a live lease) but a
-            // lease ended from outside.
-            if (row.generation() != generation && row.owner().equals(owner)
-                    && row.leaseExpiry() <= timeSource.currentTimeMillis()) {
-                return "its lease on " + (block.size() == 1 ? "it" : which) + " in table " + table.name() + " was ended"
-                        + " by another process (generation " + row.generation() + ", this node held generation "
-                        + generation + "): an operator's release (DELETE /vesta/admin/leases) or another process of"
-                        + " owner '" + owner + "'";
-            }
-            if (row.generation() != generation) {
-                return "table " + table.name() + " shows " + (block.size() == 1 ? "it" : which) + " taken over by"
-                        + " owner '" + row.owner() + "' (generation " + row.generation() + ", this node held"
-                        + " generation " + generation + ") after this node could not renew its lease in time";
+            String lost = RecordLeases.lostTo(store(), block.size() == 1 ? "it" : which, row, generation, owner,
+                    timeSource.currentTimeMillis());
+            if (lost != null) {
+                return lost;
             }
         }
-        return "a row of " + block.describe() + " in table " + table.name() + " changed hands while this node renewed"
-                + " its lease";
+        return "a row of " + block.describe() + " in " + store() + " changed hands while this node renewed its lease";
     }
 
     /**
@@ -238,9 +224,7 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
      */
     @Override
     public boolean release(LeaseClaim<Long> held, long now, long highWater) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return Jdbc.autoCommit(connection, c -> table.write(c, held.block(), held.fence(), now, highWater)) > 0;
-        }
+        return autoCommit(c -> table.write(c, held.block(), held.fence(), now, highWater)) > 0;
     }
 
     /**

@@ -211,15 +211,9 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
             return which + " in " + store() + " carries another fencing token";
         }
         String it = block.size() == 1 ? "it" : which;
-        if (now.owner().equals(owner) && now.leaseExpiry() <= timeSource.currentTimeMillis()) {
-            return "its lease on " + it + " in " + store() + " was ended by another process (generation "
-                    + now.generation() + ", this node held generation " + generation + "): an operator's release"
-                    + " (DELETE /vesta/admin/leases) or another process of owner '" + owner + "'";
-        }
-        if (now.generation() > generation) {
-            return store() + " shows " + it + " taken over by owner '" + now.owner() + "' (generation "
-                    + now.generation() + ", this node held generation " + generation + ") after this node could not"
-                    + " renew its lease in time";
+        String lost = RecordLeases.lostTo(store(), it, now, generation, owner, timeSource.currentTimeMillis());
+        if (lost != null) {
+            return lost;
         }
         return store() + " shows " + it + " held by owner '" + now.owner() + "' under another fencing token"
                 + " (generation " + now.generation() + "): claimed anew after Redis lost this node's entry";
