@@ -106,7 +106,7 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
         return new Builder(client, uri);
     }
 
-    /** Renews the lease once now; whether it is held afterwards. For tests; the heartbeat thread does it otherwise. */
+    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests; the heartbeat does it otherwise. */
     boolean heartbeat() {
         return engine().renewNow();
     }
