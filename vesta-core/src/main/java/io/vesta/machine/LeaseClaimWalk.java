@@ -160,9 +160,9 @@ public final class LeaseClaimWalk {
         long blocks = range.blocks(blockSize);
         return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range " + range
                 + " of " + store + ": the range holds " + blocks + " blocks of " + blockSize + " (so " + blocks
-                + " nodes with this block size), and each has a live lease on at least one of its IDs (" + live + " live "
-                + records + "; the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen"
-                + " the range, lower the block size, or wait for a lease to end.");
+                + " nodes with this block size), and each has a live lease on at least one of its IDs (" + live
+                + " live " + records + "; the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a"
+                + " node, widen the range, lower the block size, or wait for a lease to end.");
     }
 
     /**

@@ -44,9 +44,9 @@ public final class RecordLeases<R extends RecordLeases.Record> implements Machin
 
     /**
      * What a record store writes to take the block starting at {@code first}, whose records are {@code block} (null
-     * where a machine ID has none), for {@code owner} until {@code expiry}: a generation above each record's, so that no
-     * write conditional on an older one matches again; the highest high water among them, which its IDs start after;
-     * the first other owner, for messages.
+     * where a machine ID has none), for {@code owner} until {@code expiry}: a generation above each record's, so that
+     * no write conditional on an older one matches again; the highest high water among them, which its IDs start
+     * after; the first other owner, for messages.
      * @return the claim, its fence the generation
      */
     public static LeaseClaim<Long> claim(long first, List<? extends Record> block, String owner, long expiry) {

@@ -230,10 +230,11 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
     /**
      * The table's rows for an operator. Ending a lease is one statement, {@code UPDATE ... SET lease_expiry = now,
      * generation = generation + 1 WHERE owner = ? AND generation = ? AND lease_expiry > now}: every row its holder
-     * leased together (a block shares one generation) at once. It leaves {@code high_water} as committed, and the holder
-     * never issues past a committed high water; its next renewal, conditional on the old generation, matches fewer rows
-     * and stops it for good; whoever takes a row next starts after that high water. A renewal that commits first only
-     * raises the high water the statement keeps, and a takeover cannot commit in between, because the row is live.
+     * leased together (a block shares one generation) at once. It leaves {@code high_water} as committed, and the
+     * holder never issues past a committed high water; its next renewal, conditional on the old generation, matches
+     * fewer rows and stops it for good; whoever takes a row next starts after that high water. A renewal that commits
+     * first only raises the high water the statement keeps, and a takeover cannot commit in between, because the row
+     * is live.
      */
     @Override
     public MachineIdLeases leases(LongPredicate heldHere) {

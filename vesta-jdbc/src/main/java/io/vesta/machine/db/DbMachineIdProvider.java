@@ -66,7 +66,7 @@ public final class DbMachineIdProvider extends ForwardingMachineIdProvider {
         return new Builder(dataSource);
     }
 
-    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests; the heartbeat does it otherwise. */
+    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests, as the heartbeat does. */
     boolean heartbeat() {
         return engine().renewNow();
     }

@@ -106,7 +106,7 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
         return new Builder(client, uri);
     }
 
-    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests; the heartbeat does it otherwise. */
+    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests, as the heartbeat does. */
     boolean heartbeat() {
         return engine().renewNow();
     }
