@@ -157,11 +157,12 @@ public final class LeaseClaimWalk {
                     + " (the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the"
                     + " range, or wait for a lease to end.");
         }
+        long blocks = range.blocks(blockSize);
         return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range " + range
-                + " of " + store + ": each of its " + range.blocks(blockSize) + " blocks has a live lease on at least"
-                + " one of its IDs (" + live + " live " + records + "; the first lease ends at "
-                + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the range, lower the block size, or wait"
-                + " for a lease to end.");
+                + " of " + store + ": the range holds " + blocks + " blocks of " + blockSize + " (so " + blocks
+                + " nodes with this block size), and each has a live lease on at least one of its IDs (" + live
+                + " live " + records + "; the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a"
+                + " node, widen the range, lower the block size, or wait for a lease to end.");
     }
 
     /**

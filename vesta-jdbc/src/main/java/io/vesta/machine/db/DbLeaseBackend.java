@@ -10,6 +10,7 @@ import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.RecordLeases;
 import io.vesta.machine.db.LeaseTable.Row;
 import io.vesta.time.TimeSource;
 
@@ -68,6 +69,8 @@ import java.util.function.LongPredicate;
  */
 final class DbLeaseBackend implements LeaseBackend<Long> {
 
+    private static final System.Logger LOG = System.getLogger(DbMachineIdProvider.class.getName());
+
     private final DataSource dataSource;
     private final LeaseTable table;
     private final String owner;
@@ -101,15 +104,13 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
 
     @Override
     public String describe(LeaseClaim<Long> held) {
-        String from = held == null ? null : held.takenFrom();
-        return "db (table " + table.name() + ", owner '" + owner + "'" + (from != null ? ", taken over from '" + from
-                + "'" : "") + ")";
+        return LeaseClaim.describe("db", store(), owner, held);
     }
 
     /** Creates the table if it does not exist, with the shipped script for this database. */
     void createTable() {
-        try (Connection connection = dataSource.getConnection()) {
-            Jdbc.autoCommit(connection, c -> {
+        try {
+            autoCommit(c -> {
                 table.create(c);
                 return null;
             });
@@ -121,14 +122,12 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
     /** The block's rows, in one transaction, whole or not at all; the table first if the builder said so. */
     @Override
     public LeaseClaim<Long> claim(MachineIdRange range, int blockSize, boolean startUp) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return Jdbc.autoCommit(connection, c -> {
-                if (startUp && initializeSchema) {
-                    table.create(c);
-                }
-                return LeaseClaimWalk.claim(range, blockSize, owner, startUp, timeSource, walk(c, range, blockSize));
-            });
-        }
+        return autoCommit(c -> {
+            if (startUp && initializeSchema) {
+                table.create(c);
+            }
+            return LeaseClaimWalk.claim(range, blockSize, owner, startUp, timeSource, walk(c, range, blockSize));
+        });
     }
 
     /** The claim walk over the table: each read in auto-commit, each take in a transaction. */
@@ -154,37 +153,14 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
 
             @Override
             public RuntimeException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows, long now) {
-                return DbLeaseBackend.this.rangeFull(range, blockSize, rows, now);
+                return LeaseClaimWalk.rangeFull(store(), "rows", range, blockSize, rows, now);
             }
 
             @Override
             public RuntimeException gaveUp(int rounds) {
-                return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID"
-                        : "a block of " + blockSize + " machine IDs") + " from table " + table.name() + " (range "
-                        + range + ") after " + rounds + " rounds in which every candidate changed before this node"
-                        + " could take it (other nodes claiming the same IDs, or a live process of owner '" + owner
-                        + "' renewing its row)");
+                return LeaseClaimWalk.gaveUp(store(), "row", owner, range, blockSize, rounds);
             }
         };
-    }
-
-    private MachineIdUnavailableException rangeFull(MachineIdRange range, int blockSize, Collection<Row> rows,
-            long now) {
-        long live = rows.stream().filter(r -> r.leaseExpiry() > now).count();
-        Instant next = Instant.ofEpochMilli(rows.stream().mapToLong(Row::leaseExpiry).filter(e -> e > now).min()
-                .orElse(now));
-        if (blockSize == 1) {
-            return new MachineIdUnavailableException("No machine ID is free in range " + range + " of table "
-                    + table.name() + ": " + live + " rows hold a live lease on all " + range.size() + " IDs of the"
-                    + " range (the first lease ends at " + next + "). Stop a node, widen the range, or wait for a"
-                    + " lease to end.");
-        }
-        long blocks = range.blocks(blockSize);
-        return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range "
-                + range + " of table " + table.name() + ": the range holds " + blocks + " blocks of " + blockSize
-                + " (so " + blocks + " nodes with this block size), and each has a live lease on at least one of"
-                + " its IDs (" + live + " live rows; the first lease ends at " + next + "). Stop a node, widen the"
-                + " range, lower the block size, or wait for a lease to end.");
     }
 
     /**
@@ -197,20 +173,7 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
     private LeaseClaim<Long> takeBlock(Connection connection, long first, List<Row> block, long now)
             throws SQLException {
         long expiry = now + leaseMillis;
-        long generation = 1;
-        Long notBefore = null;
-        String from = null;
-        for (Row row : block) {
-            if (row != null) {
-                generation = Math.max(generation, row.generation() + 1);
-                notBefore = notBefore == null ? row.highWater() : Math.max(notBefore, row.highWater());
-                if (from == null && !row.owner().equals(owner)) {
-                    from = row.owner();
-                }
-            }
-        }
-        LeaseClaim<Long> claim = new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, notBefore, from,
-                generation);
+        LeaseClaim<Long> claim = RecordLeases.claim(first, block, owner, expiry);
         return Jdbc.transactionUnlessLostRace(connection, c -> {
             for (int offset = 0; offset < block.size(); offset++) {
                 Row row = block.get(offset);
@@ -232,10 +195,8 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
      */
     @Override
     public Renewal<Long> renew(LeaseClaim<Long> held, long expiry, long highWater) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return Jdbc.autoCommit(connection, c -> table.write(c, held.block(), held.fence(), expiry, highWater)
-                    == held.block().size() ? Renewal.renewed(held.fence()) : Renewal.lost(lostRowReason(c, held)));
-        }
+        return autoCommit(c -> table.write(c, held.block(), held.fence(), expiry, highWater) == held.block().size()
+                ? Renewal.renewed(held.fence()) : Renewal.lost(lostRowReason(c, held)));
     }
 
     /** Why a renewal found the block in other hands: the first of its rows that is gone or under another generation. */
@@ -246,25 +207,15 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
             Row row = table.row(connection, id);
             String which = block.size() == 1 ? "its row" : "the row of machine ID " + id + " of its block " + block;
             if (row == null) {
-                return which + " in table " + table.name() + " was deleted";
+                return which + " in " + store() + " was deleted";
             }
-            // Same owner, moved on, and no longer live: not a restart of ours (that would hold a live lease) but a
-            // lease ended from outside.
-            if (row.generation() != generation && row.owner().equals(owner)
-                    && row.leaseExpiry() <= timeSource.currentTimeMillis()) {
-                return "its lease on " + (block.size() == 1 ? "it" : which) + " in table " + table.name() + " was ended"
-                        + " by another process (generation " + row.generation() + ", this node held generation "
-                        + generation + "): an operator's release (DELETE /vesta/admin/leases) or another process of"
-                        + " owner '" + owner + "'";
-            }
-            if (row.generation() != generation) {
-                return "table " + table.name() + " shows " + (block.size() == 1 ? "it" : which) + " taken over by"
-                        + " owner '" + row.owner() + "' (generation " + row.generation() + ", this node held"
-                        + " generation " + generation + ") after this node could not renew its lease in time";
+            String lost = RecordLeases.lostTo(store(), block.size() == 1 ? "it" : which, row, generation, owner,
+                    timeSource.currentTimeMillis());
+            if (lost != null) {
+                return lost;
             }
         }
-        return "a row of " + block.describe() + " in table " + table.name() + " changed hands while this node renewed"
-                + " its lease";
+        return "a row of " + block.describe() + " in " + store() + " changed hands while this node renewed its lease";
     }
 
     /**
@@ -273,14 +224,38 @@ final class DbLeaseBackend implements LeaseBackend<Long> {
      */
     @Override
     public boolean release(LeaseClaim<Long> held, long now, long highWater) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            return Jdbc.autoCommit(connection, c -> table.write(c, held.block(), held.fence(), now, highWater)) > 0;
-        }
+        return autoCommit(c -> table.write(c, held.block(), held.fence(), now, highWater)) > 0;
     }
 
+    /**
+     * The table's rows for an operator. Ending a lease is one statement, {@code UPDATE ... SET lease_expiry = now,
+     * generation = generation + 1 WHERE owner = ? AND generation = ? AND lease_expiry > now}: every row its holder
+     * leased together (a block shares one generation) at once. It leaves {@code high_water} as committed, and the
+     * holder never issues past a committed high water; its next renewal, conditional on the old generation, matches
+     * fewer rows and stops it for good; whoever takes a row next starts after that high water. A renewal that commits
+     * first only raises the high water the statement keeps, and a takeover cannot commit in between, because the row
+     * is live.
+     */
     @Override
     public MachineIdLeases leases(LongPredicate heldHere) {
-        return new DbMachineIdLeases(dataSource, table, timeSource, heldHere);
+        return new RecordLeases<>(new RecordLeases.Store<Row>() {
+            @Override
+            public NavigableMap<Long, Row> read(long min, long max) throws SQLException {
+                return autoCommit(c -> table.rows(c, min, max));
+            }
+
+            @Override
+            public long end(Row row, long now) throws SQLException {
+                return autoCommit(c -> table.end(c, row.owner(), row.generation(), now));
+            }
+        }, store(), store(), "rows", timeSource, heldHere, LOG);
+    }
+
+    /** {@code work} on a connection of its own, in auto-commit. */
+    private <T> T autoCommit(Jdbc.Work<T> work) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return Jdbc.autoCommit(connection, work);
+        }
     }
 
     /** The query timeout and the one second close() may wait for a heartbeat that is in the database. */

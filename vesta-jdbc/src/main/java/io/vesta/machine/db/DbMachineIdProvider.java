@@ -66,11 +66,7 @@ public final class DbMachineIdProvider extends ForwardingMachineIdProvider {
         return new Builder(dataSource);
     }
 
-    /**
-     * Renews the lease once: what the background heartbeat does every interval. Returns whether the lease is
-     * held afterwards. A failure leaves the lease to run out by itself; a row found in other hands ends it for
-     * good, and the provider claims another by itself.
-     */
+    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests, as the heartbeat does. */
     boolean heartbeat() {
         return engine().renewNow();
     }

@@ -2,8 +2,8 @@ package io.vesta.machine.db;
 
 import io.vesta.jdbc.Jdbc;
 import io.vesta.jdbc.TableScript;
-import io.vesta.machine.LeaseClaimWalk;
 import io.vesta.machine.MachineIdBlock;
+import io.vesta.machine.RecordLeases;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -14,7 +14,7 @@ import java.util.TreeMap;
 
 /**
  * The lease table's SQL, every statement of it in one place: what the provider's claims, renewals and releases run
- * ({@link DbLeaseBackend}) and what an operator's reads and ends run ({@link DbMachineIdLeases}). Each statement
+ * ({@link DbLeaseBackend}) and what an operator's reads and ends run ({@link DbLeaseBackend#leases}). Each statement
  * carries the query timeout. Why the writes are race-free is told where they are used.
  */
 final class LeaseTable {
@@ -57,7 +57,7 @@ final class LeaseTable {
 
     /** A row as read. */
     record Row(long machineId, String owner, long leaseExpiry, long highWater, long generation)
-            implements LeaseClaimWalk.Record {
+            implements RecordLeases.Record {
         static Row of(ResultSet rs) throws SQLException {
             return new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
         }

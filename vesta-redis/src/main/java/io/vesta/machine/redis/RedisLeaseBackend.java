@@ -3,15 +3,12 @@ package io.vesta.machine.redis;
 import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseClaim;
 import io.vesta.machine.LeaseClaimWalk;
-import io.vesta.machine.LeaseEnding;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
 import io.vesta.machine.MachineIdBlock;
-import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
-import io.vesta.machine.MachineIdLeases.Released;
 import io.vesta.machine.MachineIdRange;
-import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.RecordLeases;
 import io.vesta.machine.redis.RedisLeaseStore.Entry;
 import io.vesta.machine.redis.RedisLeaseStore.Snapshot;
 import io.vesta.machine.redis.RedisLeaseStore.StoreMark;
@@ -71,9 +68,7 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
 
     @Override
     public String describe(LeaseClaim<Fence> held) {
-        String from = held == null ? null : held.takenFrom();
-        return "redis (" + store.describe() + ", owner '" + owner + "'" + (from != null ? ", taken over from '" + from
-                + "'" : "") + ")";
+        return LeaseClaim.describe("redis", store.describe(), owner, held);
     }
 
     /** Leases a whole aligned block, one entry each, in one script: all of it or none, under one token. */
@@ -151,28 +146,18 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
     /** Takes every machine ID of a block in one script, or none. */
     private LeaseClaimWalk.Attempt<LeaseClaim<Fence>> takeBlock(Snapshot snapshot, Settle settle, long first,
             List<Entry> block, long now) {
-        long expiry = now + leaseMillis;
-        long nextGeneration = 1;
-        Long mark = null;
-        String from = null;
-        for (Entry entry : block) {
-            if (entry != null) {
-                nextGeneration = Math.max(nextGeneration, entry.generation() + 1);
-                mark = mark == null ? entry.highWater() : Math.max(mark, entry.highWater());
-                if (from == null && !entry.owner().equals(owner)) {
-                    from = entry.owner();
-                }
-            }
-        }
+        LeaseClaim<Long> next = RecordLeases.claim(first, block, owner, now + leaseMillis);
         boolean waits = settle.waitsPast(now);
+        Long mark = next.notBefore();
         if (waits) {
             mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
         }
-        Fence fence = new Fence(UUID.randomUUID().toString(), snapshot.runId(), nextGeneration);
         // The high water never drops below the one taken over: after an operator's end the entry's expiry is the
         // operator's clock reading, and the former holder, whose clock may run ahead, issues up to its high water.
-        LeaseClaim<Fence> claim = new LeaseClaim<>(new MachineIdBlock(first, block.size()), expiry, mark, from, fence);
-        String result = store.claim(snapshot, settle.mark, block, entries(claim, expiry, claim.highWater(expiry)));
+        LeaseClaim<Fence> claim = new LeaseClaim<>(next.block(), next.expiry(), mark, next.takenFrom(),
+                new Fence(UUID.randomUUID().toString(), snapshot.runId(), next.fence()));
+        String result = store.claim(snapshot, settle.mark, block, entries(claim, claim.expiry(),
+                claim.highWater(claim.expiry())));
         if ("ok".equals(result)) {
             if (waits) {
                 Long settled = mark;
@@ -226,15 +211,9 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
             return which + " in " + store() + " carries another fencing token";
         }
         String it = block.size() == 1 ? "it" : which;
-        if (now.owner().equals(owner) && now.leaseExpiry() <= timeSource.currentTimeMillis()) {
-            return "its lease on " + it + " in " + store() + " was ended by another process (generation "
-                    + now.generation() + ", this node held generation " + generation + "): an operator's release"
-                    + " (DELETE /vesta/admin/leases) or another process of owner '" + owner + "'";
-        }
-        if (now.generation() > generation) {
-            return store() + " shows " + it + " taken over by owner '" + now.owner() + "' (generation "
-                    + now.generation() + ", this node held generation " + generation + ") after this node could not"
-                    + " renew its lease in time";
+        String lost = RecordLeases.lostTo(store(), it, now, generation, owner, timeSource.currentTimeMillis());
+        if (lost != null) {
+            return lost;
         }
         return store() + " shows " + it + " held by owner '" + now.owner() + "' under another fencing token"
                 + " (generation " + now.generation() + "): claimed anew after Redis lost this node's entry";
@@ -255,70 +234,17 @@ final class RedisLeaseBackend implements LeaseBackend<RedisLeaseBackend.Fence> {
      */
     @Override
     public MachineIdLeases leases(LongPredicate heldHere) {
-        return new MachineIdLeases() {
+        return new RecordLeases<>(new RecordLeases.Store<Entry>() {
             @Override
-            public String describe() {
-                return "redis " + store.describe();
+            public NavigableMap<Long, Entry> read(long min, long max) {
+                return store.read().entries().subMap(min, true, max, true);
             }
 
             @Override
-            public List<MachineIdLeaseInfo> list(MachineIdRange range) {
-                NavigableMap<Long, Entry> entries = read("read the leases of range " + range);
-                long now = timeSource.currentTimeMillis();
-                List<MachineIdLeaseInfo> leases = new ArrayList<>((int) range.size());
-                for (long id = range.min(); id <= range.max(); id++) {
-                    leases.add(info(entries.get(id), id, now, heldHere));
-                }
-                return leases;
+            public long end(Entry entry, long now) {
+                return store.end(entry.token(), now, UUID.randomUUID().toString());
             }
-
-            @Override
-            public Released release(long machineId, boolean force) {
-                long now = timeSource.currentTimeMillis();
-                Entry entry = read("end the lease on machine ID " + machineId).get(machineId);
-                if (entry == null) {
-                    throw new IllegalArgumentException(store() + " has no lease on machine ID " + machineId + ": it was"
-                            + " never leased, so any node may take it");
-                }
-                MachineIdLeaseInfo before = info(entry, machineId, now, heldHere);
-                Released unchanged = LeaseEnding.check(before, force);
-                if (unchanged != null) {
-                    return unchanged;
-                }
-                long ended;
-                try {
-                    ended = store.end(entry.token(), now, UUID.randomUUID().toString());
-                } catch (RuntimeException e) {
-                    throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " in "
-                            + store() + ": " + e.getMessage(), e);
-                }
-                if (ended == 0) {
-                    throw LeaseEnding.changed(machineId);
-                }
-                Entry after = read("read the lease on machine ID " + machineId).get(machineId);
-                return LeaseEnding.ended(before, info(after, machineId, now, heldHere), ended, "entries", store(), LOG);
-            }
-        };
-    }
-
-    /** Every entry of the hash, for an operator; {@code what} was asked when Redis cannot be read. */
-    private NavigableMap<Long, Entry> read(String what) {
-        try {
-            return store.read().entries();
-        } catch (MachineIdUnavailableException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new MachineIdUnavailableException("Cannot " + what + " from " + store() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static MachineIdLeaseInfo info(Entry entry, long machineId, long now, LongPredicate heldHere) {
-        if (entry == null) {
-            return MachineIdLeaseInfo.free(machineId);
-        }
-        return new MachineIdLeaseInfo(machineId, entry.leaseExpiry() > now ? MachineIdLeaseInfo.State.LIVE
-                : MachineIdLeaseInfo.State.EXPIRED, entry.owner(), Instant.ofEpochMilli(entry.leaseExpiry()),
-                Instant.ofEpochMilli(entry.highWater()), entry.generation(), heldHere.test(machineId));
+        }, "redis " + store.describe(), store(), "entries", timeSource, heldHere, LOG);
     }
 
     /** The command timeout plus the second close() may wait for a heartbeat that is in Redis. */

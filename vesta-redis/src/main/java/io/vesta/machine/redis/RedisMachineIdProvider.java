@@ -106,9 +106,9 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
         return new Builder(client, uri);
     }
 
-    /** Renews the lease once now; whether it is held afterwards. For tests; the heartbeat thread does it otherwise. */
+    /** Renews the lease once now ({@link LeasedMachineIdProvider#renewNow()}): for tests, as the heartbeat does. */
     boolean heartbeat() {
-        return ((LeasedMachineIdProvider<?>) engine()).renewNow();
+        return engine().renewNow();
     }
 
     public String key() {
