@@ -59,14 +59,13 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     private MachineIdRange range;
     private int blockSize;
     private boolean failing;
-    private AutoCloseable timer;
+    /** The renewals' handle (read by close()'s release before it takes the lock); nothing before acquire. */
+    private volatile AutoCloseable timer = () -> { };
     private final RegainBackoff regain;
 
     /**
-     * @param backend  the store
-     * @param settings checked settings ({@link LeaseSettings#validate()})
-     * @param name     the facade's simple class name, for messages: {@code "DbMachineIdProvider"}
-     * @param log      the facade's logger, so that messages keep its name
+     * A provider over {@code backend} with checked {@code settings}, named in messages as {@code name} (the facade's
+     * simple class name) and logging through {@code log} (the facade's logger).
      */
     public LeasedMachineIdProvider(LeaseBackend<F> backend, LeaseSettings settings, String name, System.Logger log) {
         this.backend = backend;
@@ -309,14 +308,16 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         AutoCloseable renewals = timer;
         boolean locked = false;
         try {
-            closeQuietly(renewals);
+            renewals.close();
             locked = store.tryLock(CLOSE_WAIT_FOR_STORE.toMillis(), TimeUnit.MILLISECONDS);
             if (!locked) {
                 outcome.complete("a " + backend.renewalName() + " has been in " + backend.store() + " for over "
                         + CLOSE_WAIT_FOR_STORE.toMillis() + " ms");
                 return;
             }
-            closeQuietly(timer != renewals ? timer : null);
+            if (timer != renewals) {
+                timer.close(); // started by an acquire that close() began during
+            }
             LeaseClaim<F> claim = holding.claim();
             if (claim != null && !holding.isLost()) {
                 // A block taken over meanwhile makes this write match nothing: the fence.
@@ -336,12 +337,6 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
             } finally {
                 store.unlock();
             }
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable renewals) throws Exception {
-        if (renewals != null) {
-            renewals.close();
         }
     }
 
