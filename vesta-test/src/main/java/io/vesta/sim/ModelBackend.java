@@ -2,11 +2,17 @@ package io.vesta.sim;
 
 import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseClaim;
+import io.vesta.machine.LeaseClaimWalk;
+import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLeases;
+import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.function.LongPredicate;
 
 /**
@@ -17,12 +23,78 @@ import java.util.function.LongPredicate;
  *
  * @param <F> the fence of the node's writes
  */
-abstract class ModelBackend<F> implements LeaseBackend<F> {
+abstract class ModelBackend<F extends ModelBackend.Fenced> implements LeaseBackend<F> {
 
     /** A store operation, applied atomically at the store's virtual instant. */
     @FunctionalInterface
     interface Op<T> {
         T apply();
+    }
+
+    /** The fence of a node's writes: whatever else it holds, the tenure its claim began. */
+    interface Fenced {
+        Tenure tenure();
+    }
+
+    /**
+     * A lease record of a store that keeps one per machine ID (the table's row, the hash's entry).
+     *
+     * @param <R> the record itself
+     */
+    interface Leased<R extends Leased<R>> extends LeaseClaimWalk.Record {
+
+        /** The high water the record's holder wrote: IDs of a later holder start after it. */
+        long highWater();
+
+        /** This record as a renewal or release by its holder writes it: {@code expiry} and {@code highWater}. */
+        R written(long expiry, long highWater);
+    }
+
+    /** Whether a record still carries the fence of a node's writes; {@code offset} is its place in the block. */
+    @FunctionalInterface
+    interface FenceCheck<R, F> {
+        boolean carries(R record, int offset, F fence);
+    }
+
+    /**
+     * What a claim's take learns from the records it read: the highest high water among them (its IDs start after
+     * it), or null when there is none, and the first other owner it takes a record from, or null.
+     */
+    record Previous(Long mark, String takenFrom) {
+
+        static Previous of(List<? extends Leased<?>> read, String owner) {
+            Long mark = null;
+            String from = null;
+            for (Leased<?> record : read) {
+                if (record != null) {
+                    mark = mark == null ? record.highWater() : Math.max(mark, record.highWater());
+                    if (from == null && !record.owner().equals(owner)) {
+                        from = record.owner();
+                    }
+                }
+            }
+            return new Previous(mark, from);
+        }
+    }
+
+    /**
+     * A model store's side of {@link LeaseClaimWalk}: its read and its take; the errors are the same for every model.
+     *
+     * @param <S> one read of the store
+     * @param <R> a lease record
+     */
+    abstract class Walk<S, R extends LeaseClaimWalk.Record>
+            implements LeaseClaimWalk.Store<S, R, LeaseClaim<F>, IOException> {
+
+        @Override
+        public RuntimeException rangeFull(MachineIdRange range, int size, Collection<R> inRange, long now) {
+            return unavailable("No block of " + size + " is free in range " + range);
+        }
+
+        @Override
+        public RuntimeException gaveUp(int rounds) {
+            return unavailable("Gave up after " + rounds + " rounds");
+        }
     }
 
     final Simulation sim;
@@ -39,6 +111,18 @@ abstract class ModelBackend<F> implements LeaseBackend<F> {
 
     long lease() {
         return sim.lease;
+    }
+
+    /** Claims a block through {@link LeaseClaimWalk} over {@code walk}, and records the tenure it began. */
+    <S, R extends LeaseClaimWalk.Record> LeaseClaim<F> claim(MachineIdRange range, int blockSize, boolean startUp,
+            Walk<S, R> walk) throws IOException {
+        return began(LeaseClaimWalk.claim(range, blockSize, run.node.owner, startUp, run.node.clock, walk));
+    }
+
+    /** Records the tenure {@code claim} began with this run, and returns it. */
+    LeaseClaim<F> began(LeaseClaim<F> claim) {
+        run.tenures.add(claim.fence().tenure());
+        return claim;
     }
 
     @Override
@@ -63,5 +147,25 @@ abstract class ModelBackend<F> implements LeaseBackend<F> {
 
     static MachineIdUnavailableException unavailable(String message) {
         return new MachineIdUnavailableException(message);
+    }
+
+    /**
+     * A renewal's or release's write at the store, all of the block's records or none: each gets {@code expiry} and
+     * {@code highWater} if every one of them still carries {@code fence}; a write that lands moves its tenure's lease
+     * end.
+     */
+    static <R extends Leased<R>, F extends Fenced> boolean writeBlock(Map<Long, R> records, MachineIdBlock block,
+            F fence, FenceCheck<R, F> check, long expiry, long highWater) {
+        for (int i = 0; i < block.size(); i++) {
+            R record = records.get(block.first() + i);
+            if (record == null || !check.carries(record, i, fence)) {
+                return false;
+            }
+        }
+        for (int i = 0; i < block.size(); i++) {
+            records.put(block.first() + i, records.get(block.first() + i).written(expiry, highWater));
+        }
+        fence.tenure().landed(highWater);
+        return true;
     }
 }

@@ -6,7 +6,6 @@ import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdRange;
 
 import java.io.IOException;
-import java.util.Collection;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.Objects;
@@ -38,7 +37,12 @@ final class RedisModel {
 
     /** An entry; {@code tenure} is the simulation's record of the claim that wrote it. */
     record Entry(long machineId, long generation, long leaseExpiry, long highWater, long token, String owner,
-            Tenure tenure) implements LeaseClaimWalk.Record {
+            Tenure tenure) implements ModelBackend.Leased<Entry> {
+
+        @Override
+        public Entry written(long expiry, long highWater) {
+            return new Entry(machineId, generation, expiry, highWater, token, owner, tenure);
+        }
 
         boolean sameAs(Entry other) {
             return other != null && generation == other.generation && leaseExpiry == other.leaseExpiry
@@ -55,7 +59,7 @@ final class RedisModel {
     }
 
     /** The fence of a node's writes: its token, the server instance its claim landed on, and its tenure. */
-    record Fence(long token, long runId, Tenure tenure) {
+    record Fence(long token, long runId, Tenure tenure) implements ModelBackend.Fenced {
         @Override
         public String toString() {
             return "token " + token + " on instance " + runId + " of tenure " + tenure.number;
@@ -112,19 +116,8 @@ final class RedisModel {
         if (fence.runId() != runId && sim.scenario.defect() != Defect.RENEWAL_FENCED_BY_TOKEN_ONLY) {
             return false;
         }
-        for (long id = block.first(); id <= block.last(); id++) {
-            Entry entry = hash.get(id);
-            if (entry == null || entry.token() != fence.token()) {
-                return false;
-            }
-        }
-        for (long id = block.first(); id <= block.last(); id++) {
-            Entry entry = hash.get(id);
-            hash.put(id, new Entry(id, entry.generation(), expiry, highWater, entry.token(), entry.owner(),
-                    entry.tenure()));
-        }
-        fence.tenure().landed(highWater);
-        return true;
+        return ModelBackend.writeBlock(hash, block, fence, (entry, i, f) -> entry.token() == f.token(), expiry,
+                highWater);
     }
 
     final class Backend extends ModelBackend<Fence> {
@@ -140,38 +133,24 @@ final class RedisModel {
 
         @Override
         public LeaseClaim<Fence> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception {
-            LeaseClaim<Fence> claim = LeaseClaimWalk.claim(range, blockSize, run.node.owner, startUp, run.node.clock,
-                    new LeaseClaimWalk.Store<Snapshot, Entry, LeaseClaim<Fence>, IOException>() {
-                        @Override
-                        public Snapshot read() throws IOException {
-                            return call("read", () -> new Snapshot(new TreeMap<>(hash), store, runId, uptimeSeconds()));
-                        }
+            return claim(range, blockSize, startUp, new Walk<Snapshot, Entry>() {
+                @Override
+                public Snapshot read() throws IOException {
+                    return call("read", () -> new Snapshot(new TreeMap<>(hash), store, runId, uptimeSeconds()));
+                }
 
-                        @Override
-                        public NavigableMap<Long, Entry> records(Snapshot snapshot) {
-                            return snapshot.entries();
-                        }
+                @Override
+                public NavigableMap<Long, Entry> records(Snapshot snapshot) {
+                    return snapshot.entries();
+                }
 
-                        @Override
-                        public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, long first,
-                                List<Entry> block, long now) throws IOException {
-                            return takeBlock(snapshot, settle(snapshot, run.node.clock.currentTimeMillis()), first,
-                                    block, now);
-                        }
-
-                        @Override
-                        public RuntimeException rangeFull(MachineIdRange range, int size, Collection<Entry> inRange,
-                                long now) {
-                            return unavailable("No block of " + size + " is free in range " + range);
-                        }
-
-                        @Override
-                        public RuntimeException gaveUp(int rounds) {
-                            return unavailable("Gave up after " + rounds + " rounds");
-                        }
-                    });
-            run.tenures.add(claim.fence().tenure());
-            return claim;
+                @Override
+                public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, long first,
+                        List<Entry> block, long now) throws IOException {
+                    return takeBlock(snapshot, settle(snapshot, run.node.clock.currentTimeMillis()), first, block,
+                            now);
+                }
+            });
         }
 
         /** The real provider's {@code settle()}: the store mark to write, and the time IDs start after (or null). */
@@ -193,17 +172,14 @@ final class RedisModel {
                 List<Entry> read, long now) throws IOException {
             long expiry = now + lease();
             long generation = 1;
-            Long mark = null;
-            String from = null;
             for (Entry entry : read) {
                 if (entry != null) {
                     generation = Math.max(generation, entry.generation() + 1);
-                    mark = mark == null ? entry.highWater() : Math.max(mark, entry.highWater());
-                    if (from == null && !entry.owner().equals(run.node.owner)) {
-                        from = entry.owner();
-                    }
                 }
             }
+            Previous previous = Previous.of(read, run.node.owner);
+            Long mark = previous.mark();
+            String from = previous.takenFrom();
             if (settle.settleUntil() > now) {
                 mark = mark == null ? settle.settleUntil() : Math.max(mark, settle.settleUntil());
             }

@@ -6,8 +6,6 @@ import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdRange;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -30,11 +28,16 @@ final class RowStoreModel {
 
     /** A row as the table holds it; {@code tenure} is the simulation's record of the claim that wrote it. */
     record Row(long machineId, String owner, long leaseExpiry, long highWater, long generation, Tenure tenure)
-            implements LeaseClaimWalk.Record {
+            implements ModelBackend.Leased<Row> {
+
+        @Override
+        public Row written(long expiry, long highWater) {
+            return new Row(machineId, owner, expiry, highWater, generation, tenure);
+        }
     }
 
     /** The fence of a node's writes: the generation of each row of its block, and its tenure. */
-    record Fence(long[] generations, Tenure tenure) {
+    record Fence(long[] generations, Tenure tenure) implements ModelBackend.Fenced {
         @Override
         public String toString() {
             return "generations " + java.util.Arrays.toString(generations) + " of tenure " + tenure.number;
@@ -65,19 +68,8 @@ final class RowStoreModel {
 
     /** {@code UPDATE ... WHERE machine_id IN block AND generation = g}: all of the block's rows or none. */
     private boolean write(MachineIdBlock block, Fence fence, long expiry, long highWater) {
-        for (int i = 0; i < block.size(); i++) {
-            Row row = rows.get(block.first() + i);
-            if (row == null || row.generation() != fence.generations()[i]) {
-                return false;
-            }
-        }
-        for (int i = 0; i < block.size(); i++) {
-            Row row = rows.get(block.first() + i);
-            rows.put(row.machineId(), new Row(row.machineId(), row.owner(), expiry, highWater, row.generation(),
-                    row.tenure()));
-        }
-        fence.tenure().landed(highWater);
-        return true;
+        return ModelBackend.writeBlock(rows, block, fence, (row, i, f) -> row.generation() == f.generations()[i],
+                expiry, highWater);
     }
 
     final class Backend extends ModelBackend<Fence> {
@@ -93,59 +85,38 @@ final class RowStoreModel {
 
         @Override
         public LeaseClaim<Fence> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception {
-            LeaseClaim<Fence> claim = LeaseClaimWalk.claim(range, blockSize, run.node.owner, startUp, run.node.clock,
-                    new LeaseClaimWalk.Store<NavigableMap<Long, Row>, Row, LeaseClaim<Fence>, IOException>() {
-                        @Override
-                        public NavigableMap<Long, Row> read() throws IOException {
-                            return call("select", () -> new TreeMap<>(rows));
-                        }
+            return claim(range, blockSize, startUp, new Walk<NavigableMap<Long, Row>, Row>() {
+                @Override
+                public NavigableMap<Long, Row> read() throws IOException {
+                    return call("select", () -> new TreeMap<>(rows));
+                }
 
-                        @Override
-                        public NavigableMap<Long, Row> records(NavigableMap<Long, Row> snapshot) {
-                            return snapshot;
-                        }
+                @Override
+                public NavigableMap<Long, Row> records(NavigableMap<Long, Row> snapshot) {
+                    return snapshot;
+                }
 
-                        @Override
-                        public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(NavigableMap<Long, Row> snapshot,
-                                long first, List<Row> block, long now) throws IOException {
-                            return takeBlock(first, block, now);
-                        }
-
-                        @Override
-                        public RuntimeException rangeFull(MachineIdRange range, int size, Collection<Row> inRange,
-                                long now) {
-                            return unavailable("No block of " + size + " is free in range " + range);
-                        }
-
-                        @Override
-                        public RuntimeException gaveUp(int rounds) {
-                            return unavailable("Gave up after " + rounds + " rounds");
-                        }
-                    });
-            run.tenures.add(claim.fence().tenure());
-            return claim;
+                @Override
+                public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(NavigableMap<Long, Row> snapshot, long first,
+                        List<Row> block, long now) throws IOException {
+                    return takeBlock(first, block, now);
+                }
+            });
         }
 
         private LeaseClaimWalk.Attempt<LeaseClaim<Fence>> takeBlock(long first, List<Row> read, long now)
                 throws IOException {
             long expiry = now + lease();
-            Long mark = null;
-            String from = null;
             long[] generations = new long[read.size()];
             for (int i = 0; i < read.size(); i++) {
                 Row row = read.get(i);
                 generations[i] = row == null ? 1 : row.generation() + 1;
-                if (row != null) {
-                    mark = mark == null ? row.highWater() : Math.max(mark, row.highWater());
-                    if (from == null && !row.owner().equals(run.node.owner)) {
-                        from = row.owner();
-                    }
-                }
             }
-            long highWater = mark == null ? expiry : Math.max(mark, expiry);
+            Previous previous = Previous.of(read, run.node.owner);
+            Long notBefore = previous.mark();
+            String takenFrom = previous.takenFrom();
+            long highWater = notBefore == null ? expiry : Math.max(notBefore, expiry);
             MachineIdBlock block = new MachineIdBlock(first, read.size());
-            Long notBefore = mark;
-            String takenFrom = from;
             return call("take " + block, () -> {
                 for (int i = 0; i < read.size(); i++) {
                     if (!matches(read.get(i), rows.get(first + i))) {

@@ -36,7 +36,7 @@ final class ZooKeeperModel {
     }
 
     /** The fence of a node's writes: its node and the version it last wrote, and its tenure. */
-    record Fence(String path, int version, Tenure tenure) {
+    record Fence(String path, int version, Tenure tenure) implements ModelBackend.Fenced {
         @Override
         public String toString() {
             return path + " version " + version + " of tenure " + tenure.number;
@@ -158,8 +158,7 @@ final class ZooKeeperModel {
                                 new Fence(own.path(), own.version() + 1, tenure));
                     });
                     if (claim != null) {
-                        run.tenures.add(claim.fence().tenure());
-                        return claim;
+                        return began(claim);
                     }
                     continue;
                 }
@@ -179,8 +178,7 @@ final class ZooKeeperModel {
                     return new LeaseClaim<>(block, until, null, null, new Fence(path, 0, tenure));
                 });
                 if (created != null) {
-                    run.tenures.add(created.fence().tenure());
-                    return created;
+                    return began(created);
                 }
                 long serverNow = now();
                 for (ZNode stale : nodes) {
@@ -206,8 +204,7 @@ final class ZooKeeperModel {
                         return new LeaseClaim<>(block, until, mark, stale.owner(), new Fence(path, 0, tenure));
                     });
                     if (reclaimed != null) {
-                        run.tenures.add(reclaimed.fence().tenure());
-                        return reclaimed;
+                        return began(reclaimed);
                     }
                 }
                 throw unavailable("No machine ID is free in range " + range + " and none has gone silent");

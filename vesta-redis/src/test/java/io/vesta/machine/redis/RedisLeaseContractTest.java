@@ -36,7 +36,7 @@ class RedisLeaseContractTest extends MachineIdLeaseContract {
         dir = Files.createTempDirectory("vesta-redis-contract");
         server = new RedisServerProcess(binary, dir, false).start();
         relay = new TcpRelay("127.0.0.1", server.uri().getPort());
-        relayed = RedisURI.create("redis://127.0.0.1:" + relay.port());
+        relayed = RedisTestSupport.uri(relay);
         client = RedisClient.create(relayed);
         markStore();
     }

@@ -8,6 +8,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.test.ManualTimeSource;
+import io.vesta.test.lease.TcpRelay;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -81,13 +82,14 @@ class RedisLeaseRegainTest {
      */
     @Test
     void aNodeWhoseEntryWasTakenOverClaimsAgainAndIssuesAfterTheTakersLastId() throws Exception {
-        CuttableProxy partition = new CuttableProxy(uri.getPort());
+        TcpRelay partition = new TcpRelay("127.0.0.1", uri.getPort());
         toClose.add(partition);
-        RedisClient clientA = RedisClient.create(partition.uri());
+        RedisClient clientA = RedisClient.create(RedisTestSupport.uri(partition));
         clientA.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
         toClose.add(clientA::shutdown);
         ManualTimeSource clockA = new ManualTimeSource(T0);
-        RedisMachineIdProvider providerA = provider(clientA, partition.uri(), "node-a", clockA, Duration.ofMillis(100));
+        RedisMachineIdProvider providerA = provider(clientA, RedisTestSupport.uri(partition), "node-a", clockA,
+                Duration.ofMillis(100));
         EmbeddedIdService a = service(providerA, clockA);
         long lost = a.machineId();
         long[] fromA = a.genIds(1_000);

@@ -9,6 +9,7 @@ import io.vesta.IdType;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.test.lease.TcpRelay;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -138,9 +139,9 @@ class RedisRestartTest {
     @Test
     void aRestartThatLostEveryLeaseStopsTheHolderAndTheNextClaimStartsAfterItsLease() throws Exception {
         RedisServerProcess server = server(false);
-        CuttableProxy partition = new CuttableProxy(server.uri().getPort());
+        TcpRelay partition = new TcpRelay("127.0.0.1", server.uri().getPort());
         toClose.add(partition);
-        EmbeddedIdService a = node(server, partition.uri(), "node-a");
+        EmbeddedIdService a = node(server, RedisTestSupport.uri(partition), "node-a");
         Issuer issuingA = new Issuer(a);
         toClose.add(issuingA);
         // The server has just started, so A's first claim waits out a lease that a previous run might have held.
@@ -194,9 +195,9 @@ class RedisRestartTest {
     @Test
     void anUptimeThatRoundsUpNeverLetsTheNextClaimStartBeforeTheLostLeaseEnds() throws Exception {
         RedisServerProcess server = server(false);
-        CuttableProxy partition = new CuttableProxy(server.uri().getPort());
+        TcpRelay partition = new TcpRelay("127.0.0.1", server.uri().getPort());
         toClose.add(partition);
-        RedisMachineIdProvider providerA = provider(partition.uri(), "node-a");
+        RedisMachineIdProvider providerA = provider(RedisTestSupport.uri(partition), "node-a");
         EmbeddedIdService a = node(providerA);
         awaitIssuing(a);
 
@@ -237,11 +238,11 @@ class RedisRestartTest {
     @Test
     void aPromotedReplicaThatLacksTheLeasesMakesTheNextClaimWaitOutTheLeaseWhateverItsUptime() throws Exception {
         RedisServerProcess primary = server(false);
-        CuttableProxy link = new CuttableProxy(primary.uri().getPort());
+        TcpRelay link = new TcpRelay("127.0.0.1", primary.uri().getPort());
         toClose.add(link);
         link.cut();
         RedisServerProcess replica = new RedisServerProcess(RedisTestSupport.serverBinary(), dir, false)
-                .replicaOf(link.uri().getPort()).start();
+                .replicaOf(RedisTestSupport.uri(link).getPort()).start();
         toClose.add(replica);
         RedisMachineIdProvider providerA = provider(primary.uri(), "node-a");
         EmbeddedIdService a = node(providerA);
@@ -270,11 +271,11 @@ class RedisRestartTest {
         RedisServerProcess second = new RedisServerProcess(RedisTestSupport.serverBinary(), dir, false)
                 .replicaOf(first.uri().getPort()).start();
         toClose.add(second);
-        CuttableProxy front = new CuttableProxy(first.uri().getPort());
+        TcpRelay front = new TcpRelay("127.0.0.1", first.uri().getPort());
         toClose.add(front);
-        CuttableProxy link = new CuttableProxy(second.uri().getPort());
+        TcpRelay link = new TcpRelay("127.0.0.1", second.uri().getPort());
         toClose.add(link);
-        RedisMachineIdProvider providerA = provider(front.uri(), "node-a");
+        RedisMachineIdProvider providerA = provider(RedisTestSupport.uri(front), "node-a");
         EmbeddedIdService a = node(providerA);
         awaitIssuing(a);
         RedisClient admin = RedisClient.create();
@@ -288,7 +289,7 @@ class RedisRestartTest {
             // Failover: the second server is promoted, the first follows it through a link that then drops, and A's
             // renewals go to the second.
             toSecond.sync().replicaofNoOne();
-            toFirst.sync().replicaof("127.0.0.1", link.uri().getPort());
+            toFirst.sync().replicaof("127.0.0.1", RedisTestSupport.uri(link).getPort());
             RedisTestSupport.awaitTrue("the first server follows the second",
                     () -> toFirst.sync().info("replication").contains("master_link_status:up"));
             link.cut();

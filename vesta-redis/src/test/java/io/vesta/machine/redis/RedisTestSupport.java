@@ -4,6 +4,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.vesta.test.TestVariables;
+import io.vesta.test.lease.TcpRelay;
 
 import java.util.function.BooleanSupplier;
 
@@ -22,6 +23,11 @@ final class RedisTestSupport {
 
     static RedisURI sharedUri() {
         return RedisURI.create(TestVariables.require(URL, "redis://127.0.0.1:6379"));
+    }
+
+    /** Where a client reaches Redis through {@code relay}. */
+    static RedisURI uri(TcpRelay relay) {
+        return RedisURI.create("redis://127.0.0.1:" + relay.port());
     }
 
     static String serverBinary() {

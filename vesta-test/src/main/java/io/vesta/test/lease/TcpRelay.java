@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A TCP relay on 127.0.0.1 between a store's clients and the store, for the faults of
  * {@link MachineIdLeaseContract} that a network makes: a stall (nothing passes either way until it ends, as on a
  * partitioned link) and lost replies (requests reach the store and are applied, the first reply of each connection is
- * dropped and the connection reset, as when the link breaks right after the store committed).
+ * dropped and the connection reset, as when the link breaks right after the store committed), and a cut (every
+ * connection reset and new ones closed at once: one client partitioned from a store the others still reach).
  */
 public final class TcpRelay implements AutoCloseable {
 
@@ -21,9 +22,10 @@ public final class TcpRelay implements AutoCloseable {
 
     private final ServerSocket server;
     private final String host;
-    private final int port;
+    private volatile int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile Mode mode = Mode.PASS;
+    private volatile boolean cut;
     private volatile boolean closed;
 
     /** A relay to {@code host:port}, listening on a free port of 127.0.0.1. */
@@ -60,6 +62,26 @@ public final class TcpRelay implements AutoCloseable {
         };
     }
 
+    /** Resets every connection and closes new ones at once until {@link #restore()}: the store is out of reach. */
+    public void cut() {
+        cut = true;
+        resetAll();
+    }
+
+    /** Ends a {@link #cut()}: new connections reach the store again. */
+    public void restore() {
+        cut = false;
+    }
+
+    /**
+     * Resets every connection and relays new ones to {@code port} of the same host, as a failover behind one address
+     * does.
+     */
+    public void redirect(int port) {
+        this.port = port;
+        resetAll();
+    }
+
     /** Resets every connection: the clients see their link break and connect again. */
     public void resetAll() {
         for (Socket socket : sockets) {
@@ -71,6 +93,10 @@ public final class TcpRelay implements AutoCloseable {
         while (!closed) {
             try {
                 Socket client = server.accept();
+                if (cut) {
+                    closeQuietly(client);
+                    continue;
+                }
                 Socket store;
                 try {
                     store = new Socket(host, port);
