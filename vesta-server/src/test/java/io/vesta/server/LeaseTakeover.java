@@ -20,7 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * What the lease tests of the server share: the server on the db strategy with a short lease, its answers decoded, and
@@ -81,13 +80,7 @@ final class LeaseTakeover {
     }
 
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("Within 20 s: " + what);
-            }
-            Thread.sleep(50);
-        }
+        io.vesta.test.Await.until(what, java.time.Duration.ofSeconds(20), condition);
     }
 
     /** Takes the server's row over once the server's lease has ended by the taker's clock, 3 s ahead. */

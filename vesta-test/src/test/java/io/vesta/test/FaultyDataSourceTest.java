@@ -259,10 +259,6 @@ class FaultyDataSourceTest {
     }
 
     private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        Await.until("the condition", java.time.Duration.ofSeconds(5), condition);
     }
 }

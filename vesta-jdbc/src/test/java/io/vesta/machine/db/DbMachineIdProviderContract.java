@@ -1053,10 +1053,6 @@ abstract class DbMachineIdProviderContract {
     }
 
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waited 10 s for: " + what).isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        io.vesta.test.Await.until(what, java.time.Duration.ofSeconds(10), condition);
     }
 }

@@ -8,7 +8,6 @@ import io.vesta.test.lease.TcpRelay;
 
 import java.util.function.BooleanSupplier;
 
-import static org.assertj.core.api.Assertions.fail;
 
 /** Where the tests find Redis: the shared server named by {@value #URL}, and the binary for servers of their own. */
 final class RedisTestSupport {
@@ -60,13 +59,7 @@ final class RedisTestSupport {
     }
 
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("Within 20 s: " + what);
-            }
-            Thread.sleep(20);
-        }
+        io.vesta.test.Await.until(what, java.time.Duration.ofSeconds(20), condition);
     }
 
     static RedisClient client(RedisURI uri) {

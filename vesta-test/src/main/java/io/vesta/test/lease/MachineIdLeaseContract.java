@@ -869,12 +869,6 @@ public abstract class MachineIdLeaseContract {
 
     /** Waits, in real time, up to 20 s for {@code condition}. */
     protected static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("Within 20 s: " + what);
-            }
-            Thread.sleep(5);
-        }
+        io.vesta.test.Await.until(what, java.time.Duration.ofSeconds(20), condition);
     }
 }

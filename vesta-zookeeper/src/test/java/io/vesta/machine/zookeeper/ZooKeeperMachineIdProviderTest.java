@@ -886,10 +886,6 @@ class ZooKeeperMachineIdProviderTest {
     }
 
     static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waited 30 s for: " + what).isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        io.vesta.test.Await.until(what, java.time.Duration.ofSeconds(30), condition);
     }
 }
