@@ -109,6 +109,14 @@ class FaultyDataSourceTest {
         assertThat(stall.blocked()).as("still hanging after an interrupt").isEqualTo(1);
         stall.release();
         awaitTrue(() -> stall.blocked() == 0);
+        // Leaving the stall comes before the statement runs and commits: wait for its effect, not for the exit.
+        awaitTrue(() -> {
+            try {
+                return "b".equals(owner(source));
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
         assertThat(owner(source)).as("the update ran once released").isEqualTo("b");
     }
 
