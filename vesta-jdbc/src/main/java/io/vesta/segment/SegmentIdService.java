@@ -67,6 +67,14 @@ import static io.vesta.InvalidSettingException.requireSet;
  * dropped when the service next looks (a new tag, a segment switch, a listing). A dropped buffer's unused numbers
  * are skipped, exactly as at a restart: numbers are never handed out twice, and the tag's next call loads a new
  * segment. Idleness costs the hot path nothing: a sweep compares each buffer's cursor with what it saw last time.
+ *
+ * <h2>A database that hangs</h2>
+ * Every statement on the table carries the query timeout ({@link Builder#timeout(Duration)}), so a load that meets
+ * a locked row or a database that stopped answering fails instead of waiting as long as the driver would; its
+ * transaction is rolled back, the row keeps its value. A caller that finds both segments used up waits at most for
+ * the load in flight and one load of its own. Callers queued behind it on the same tag are not given a load each in
+ * turn: when the load of the caller ahead fails, each gets that failure at once, so the wait does not grow with the
+ * number of callers. The next caller after them tries the database again.
  */
 public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
 
@@ -88,6 +96,16 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     public static final int DEFAULT_MAX_BUFFERED_TAGS = 1000;
     /** The largest {@link Builder#maxBufferedTags(int)}. */
     public static final int MAX_BUFFERED_TAGS_LIMIT = 100_000;
+    /**
+     * By default every statement on the segment table is given 5 s: a one-row UPDATE takes milliseconds on a healthy
+     * database, so one still running after seconds waits for a lock or a sick server, and the caller is better off
+     * with an error it can act on.
+     */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** The shortest {@link Builder#timeout(Duration)}: JDBC counts query timeouts in whole seconds. */
+    public static final Duration MIN_TIMEOUT = Duration.ofSeconds(1);
+    /** The longest {@link Builder#timeout(Duration)}. */
+    public static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
     /** The longest {@link #close()} waits for a load in flight. */
     public static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
@@ -123,7 +141,8 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     private volatile boolean closed;
 
     private SegmentIdService(Builder builder) {
-        this.table = new SegmentTable(builder.dataSource, builder.table, builder.defaultStep);
+        this.table = new SegmentTable(builder.dataSource, builder.table, builder.defaultStep,
+                (int) builder.timeout.toSeconds(), builder.settingPrefix + "timeout");
         this.autoCreate = builder.autoCreate;
         this.autoCreateTags = builder.autoCreateTags == null || builder.autoCreateTags.isEmpty() ? null
                 : Pattern.compile(builder.autoCreateTags);
@@ -290,6 +309,11 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
 
     public String table() {
         return table.table();
+    }
+
+    /** The query timeout of every statement on the segment table. */
+    public Duration timeout() {
+        return table.timeout();
     }
 
     /**
@@ -486,9 +510,14 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
      */
     private TagBuffer advance(TagBuffer buffer, Segment used, boolean mayCreate) {
         sweepIfDue(timeSource.currentTimeMillis());
+        long callerFailuresBefore = buffer.callerFailures;
         buffer.lock.lock();
         try {
             if (buffer.retired) {
+                if (buffer.callerFailures != callerFailuresBefore) {
+                    // The tag's first load failed while this caller queued: its failure, as below.
+                    throw new SegmentUnavailableException(buffer.bizTag, table.table(), buffer.callerFailure);
+                }
                 return buffer(buffer.bizTag);
             }
             if (buffer.current != used) {
@@ -503,6 +532,12 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             if (buffer.next == null) {
                 buffer.waits.increment();
                 buffer.waitedFor = used;
+                if (buffer.callerFailures != callerFailuresBefore) {
+                    // The caller ahead of this one tried the database while this one queued, and failed (a timeout,
+                    // the database down): pass its failure on at once rather than queue another attempt, so that
+                    // no caller waits longer than one caller's load, however many are queued.
+                    throw new SegmentUnavailableException(buffer.bizTag, table.table(), buffer.callerFailure);
+                }
                 CompletableFuture<Segment> inFlight = buffer.loading.get();
                 if (inFlight != null) {
                     await(buffer, inFlight);
@@ -549,6 +584,8 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             throw e;
         } catch (SQLException | RuntimeException e) {
             load.completeExceptionally(e);
+            buffer.callerFailure = e;
+            buffer.callerFailures++;
             retireIfNeverLoaded(buffer);
             throw new SegmentUnavailableException(buffer.bizTag, table.table(), e);
         } catch (Error e) {
@@ -697,6 +734,12 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         final AtomicReference<CompletableFuture<Segment>> loading = new AtomicReference<>();
         volatile boolean retired;
         volatile long retryNotBefore = Long.MIN_VALUE;
+        /**
+         * How many loads in a caller's thread failed, and the last one's failure; written under {@link #lock}, read
+         * before it by a caller about to queue, so that it can tell a failure that came while it queued.
+         */
+        volatile long callerFailures;
+        volatile Throwable callerFailure;
 
         // Written only by the owner of `loading`; volatile for the monitoring view.
         volatile int step;
@@ -745,6 +788,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         private int maxBufferedTags = DEFAULT_MAX_BUFFERED_TAGS;
         private Duration retryInterval = DEFAULT_RETRY_INTERVAL;
         private int loaderThreads = DEFAULT_LOADER_THREADS;
+        private Duration timeout = DEFAULT_TIMEOUT;
         private TimeSource timeSource = TimeSource.system();
         private String settingPrefix = "";
 
@@ -837,6 +881,17 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             return this;
         }
 
+        /**
+         * The query timeout of every statement on the segment table, a whole number of seconds in [1 s, 10 min];
+         * 5 s by default. A statement still running then (the row locked by another transaction, a database that
+         * hangs) is cancelled and its transaction rolled back: a caller waiting for a segment gets a
+         * {@link SegmentUnavailableException} instead of waiting as long as the driver would.
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
         public Builder timeSource(TimeSource timeSource) {
             this.timeSource = timeSource;
             return this;
@@ -868,6 +923,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             requireInRange(settingPrefix + "default-step", defaultStep, 1, STEP_LIMIT);
             requireInRange(settingPrefix + "retry-interval", retryInterval, Duration.ZERO, Duration.ofMinutes(1));
             requireInRange(settingPrefix + "loader-threads", loaderThreads, 1, 64);
+            checkTimeout(settingPrefix + "timeout", timeout);
             requireInRange(settingPrefix + "idle-timeout", idleTimeout, Duration.ofSeconds(1), Duration.ofDays(365));
             requireInRange(settingPrefix + "max-buffered-tags", maxBufferedTags, 1, MAX_BUFFERED_TAGS_LIMIT);
             if (autoCreateTags != null && !autoCreateTags.isEmpty()) {
@@ -885,6 +941,22 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
                 }
             }
             return new SegmentIdService(this);
+        }
+
+        private static void checkTimeout(String setting, Duration timeout) {
+            String allowed = "a whole number of seconds in [" + MIN_TIMEOUT.toSeconds() + "s, " + MAX_TIMEOUT.toSeconds()
+                    + "s], such as 5s";
+            if (timeout == null) {
+                throw new InvalidSettingException(setting, null, allowed);
+            }
+            if (timeout.compareTo(MIN_TIMEOUT) < 0 || timeout.compareTo(MAX_TIMEOUT) > 0) {
+                throw new InvalidSettingException(setting, timeout.toMillis() + "ms", allowed);
+            }
+            if (timeout.toNanos() % 1_000_000_000L != 0) {
+                // JDBC counts query timeouts in whole seconds: rounding would silently change what was asked for.
+                throw new InvalidSettingException(setting, timeout.toMillis() + "ms", allowed,
+                        "is not a whole number of seconds (JDBC counts query timeouts in seconds)");
+            }
         }
     }
 }

@@ -5,12 +5,18 @@ import io.vesta.jdbc.Jdbc;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.time.Duration;
 import java.util.List;
 
 /**
  * The segment table through plain JDBC. Every allocation is one transaction: the UPDATE takes the row lock,
  * so two nodes allocating for the same tag are serialised by the database and the SELECT in the same
  * transaction reads the value this node's own UPDATE produced, never another node's.
+ *
+ * <p>Every statement carries the query timeout: a database that hangs rather than refuses (a row locked by a
+ * forgotten transaction, a stalled disk) fails the statement once the timeout has passed, and the allocation's
+ * transaction is rolled back whole, instead of holding the caller for as long as the driver would wait.
  */
 final class SegmentTable {
 
@@ -18,10 +24,22 @@ final class SegmentTable {
     record Allocation(long maxId, int step, int tableStep) {
     }
 
-    /** The segment table's statements set no query timeout of their own: the driver's and the pool's apply. */
-    private static final int NO_TIMEOUT = 0;
+    /**
+     * SQLStates of a statement cancelled by its query timeout: PostgreSQL and H2 say 57014 (query canceled),
+     * MariaDB 70100 (interrupted, its max_statement_time); drivers that know it throw {@link SQLTimeoutException}.
+     */
+    private static final List<String> CANCELLED_STATES = List.of("57014", "70100");
+    /**
+     * The SQLState of H2's own lock timeout (LOCK_TIMEOUT, 2 s by default), which H2 throws as a
+     * {@link SQLTimeoutException} too: H2 does not cancel a statement waiting for a row lock at the query timeout,
+     * so that wait ends at its lock timeout, and the failure is H2's, not this setting's.
+     */
+    private static final String H2_LOCK_TIMEOUT_STATE = "HYT00";
 
     private final DataSource dataSource;
+    private final int timeoutSeconds;
+    /** The setting's full name, for the message of a statement it cut short. */
+    private final String timeoutSetting;
     private final String table;
     private final int defaultStep;
     // update_time is bookkeeping for operators, so it takes the database's clock (one clock for all nodes);
@@ -31,8 +49,10 @@ final class SegmentTable {
     private final String select;
     private final String insert;
 
-    SegmentTable(DataSource dataSource, String table, int defaultStep) {
+    SegmentTable(DataSource dataSource, String table, int defaultStep, int timeoutSeconds, String timeoutSetting) {
         this.dataSource = dataSource;
+        this.timeoutSeconds = timeoutSeconds;
+        this.timeoutSetting = timeoutSetting;
         this.table = table;
         this.defaultStep = defaultStep;
         this.updateByTableStep = "UPDATE " + table + " SET max_id = max_id + step, update_time = CURRENT_TIMESTAMP WHERE biz_tag = ?";
@@ -43,6 +63,10 @@ final class SegmentTable {
 
     String table() {
         return table;
+    }
+
+    Duration timeout() {
+        return Duration.ofSeconds(timeoutSeconds);
     }
 
     /**
@@ -79,8 +103,8 @@ final class SegmentTable {
     private Allocation update(String bizTag, int step) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             return Jdbc.transaction(connection, c -> {
-                int rows = step == 0 ? Jdbc.update(c, updateByTableStep, NO_TIMEOUT, bizTag)
-                        : Jdbc.update(c, updateByStep, NO_TIMEOUT, step, bizTag);
+                int rows = step == 0 ? timed("UPDATE", () -> Jdbc.update(c, updateByTableStep, timeoutSeconds, bizTag))
+                        : timed("UPDATE", () -> Jdbc.update(c, updateByStep, timeoutSeconds, step, bizTag));
                 if (rows == 0) {
                     return null;
                 }
@@ -132,14 +156,52 @@ final class SegmentTable {
     }
 
     private long[] read(Connection connection, String bizTag) throws SQLException {
-        List<long[]> rows = Jdbc.query(connection, select, NO_TIMEOUT, row -> new long[] { row.getLong(1), row.getInt(2) },
-                bizTag);
+        List<long[]> rows = timed("SELECT", () -> Jdbc.query(connection, select, timeoutSeconds,
+                row -> new long[] { row.getLong(1), row.getInt(2) }, bizTag));
         return rows.isEmpty() ? null : rows.get(0);
     }
 
     private void insert(String bizTag, long maxId, int step, String description) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
-            Jdbc.autoCommit(connection, c -> Jdbc.update(c, insert, NO_TIMEOUT, bizTag, maxId, step, description));
+            Jdbc.autoCommit(connection, c -> timed("INSERT", () -> Jdbc.update(c, insert, timeoutSeconds, bizTag, maxId,
+                    step, description)));
         }
+    }
+
+    /** A statement; run through {@link #timed}. */
+    @FunctionalInterface
+    private interface Statement<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * Runs {@code statement}; one its query timeout cut short fails with a {@link SQLTimeoutException} that says so,
+     * naming the table, the setting and its value, with the driver's own failure as the cause. A driver's wording of
+     * a cancelled statement ("canceling statement due to user request") does not tell an operator which setting
+     * fired.
+     */
+    private <T> T timed(String verb, Statement<T> statement) throws SQLException {
+        long started = System.nanoTime();
+        try {
+            return statement.run();
+        } catch (SQLException e) {
+            if (cancelledByTimeout(e, System.nanoTime() - started)) {
+                throw new SQLTimeoutException(verb + " on segment table " + table + " did not finish within "
+                        + timeoutSetting + "=" + timeoutSeconds + "s (the row locked by another transaction, or the "
+                        + "database not answering); rolled back: " + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Whether the query timeout ended the statement: the driver says so (a timeout exception or a cancelled
+     * statement's SQLState), and the statement ran at least that long, so that a cancellation for another reason
+     * (an operator's pg_cancel_backend) is not blamed on the setting.
+     */
+    private boolean cancelledByTimeout(SQLException e, long elapsedNanos) {
+        boolean cancelled = CANCELLED_STATES.contains(e.getSQLState())
+                || e instanceof SQLTimeoutException && !H2_LOCK_TIMEOUT_STATE.equals(e.getSQLState());
+        return cancelled && elapsedNanos >= timeoutSeconds * 1_000_000_000L - 50_000_000L;
     }
 }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 
 /** The segment contract on in-memory H2: always runs. */
 class H2SegmentIdServiceTest extends SegmentIdServiceContract {
@@ -22,6 +23,20 @@ class H2SegmentIdServiceTest extends SegmentIdServiceContract {
         if (pool != null) {
             pool.close();
         }
+    }
+
+    /**
+     * H2 does not cancel a statement that waits for a row lock at the query timeout: its own LOCK_TIMEOUT (2 s by
+     * default) ends the wait, with its own message.
+     */
+    @Override
+    Duration lockWaitEnds() {
+        return Duration.ofSeconds(2);
+    }
+
+    @Override
+    String lockWaitFailure() {
+        return "Timeout trying to lock table";
     }
 
     @Override

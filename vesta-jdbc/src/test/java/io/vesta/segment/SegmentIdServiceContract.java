@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,12 +20,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -39,6 +43,7 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The segment allocator against one database. Subclasses supply the pool (H2, PostgreSQL, MariaDB); every
@@ -469,6 +474,147 @@ abstract class SegmentIdServiceContract {
         System.out.printf("[%s] database lost mid-run: %d numbers, %d refusals while down, %d failed loads%n",
                 getClass().getSimpleName(), all.size(), IntStream.range(0, threads).mapToLong(failuresSeen::get).sum(),
                 view(service).failedLoads());
+    }
+
+    // --- a database that hangs: the row locked past the timeout ------------------------------------------
+
+    /** The timeout of the lock tests: JDBC's smallest. */
+    static final Duration TIMEOUT = Duration.ofSeconds(1);
+    /** What the failure of an UPDATE that waited for a locked row past {@link #TIMEOUT} says. */
+    static final String TIMED_OUT = "did not finish within timeout=1s";
+
+    /**
+     * How long an UPDATE waits for a locked row before it fails: {@link #TIMEOUT}, where the query timeout cancels
+     * a lock wait (PostgreSQL, MariaDB).
+     */
+    Duration lockWaitEnds() {
+        return TIMEOUT;
+    }
+
+    /** What the failure of an UPDATE that waited for a locked row says: {@link #TIMED_OUT} where the timeout cancels it. */
+    String lockWaitFailure() {
+        return TIMED_OUT;
+    }
+
+    /**
+     * How long a caller may take to fail on a locked row: the load in flight and its own, each one statement cut
+     * short, with room for a loaded machine; far below what the drivers wait on their own (forever on PostgreSQL,
+     * innodb_lock_wait_timeout's 50 s on MariaDB).
+     */
+    private Duration failsWithin() {
+        return lockWaitEnds().multipliedBy(2).plusSeconds(3);
+    }
+
+    @Test
+    void aRowLockedPastTheTimeoutFailsTheCallerWithinTheBoundWritesNothingAndTheServiceResumesOnceReleased() throws Exception {
+        insertTag(TAG, 1, 10);
+        SegmentIdService service = track(builder(pool()).timeout(TIMEOUT).build());
+        assertThat(service.timeout()).isEqualTo(TIMEOUT);
+        assertThat(service.nextIds(TAG, 5)).containsExactly(1, 2, 3, 4, 5);
+        awaitTrue(() -> view(service).nextReady(), "the next segment to load in the background");
+        long maxIdBefore = maxId(TAG);
+
+        try (Connection other = lockRow(TAG)) {
+            // Both buffers are used up while the row is locked; the background refill they start blocks on the lock.
+            long[] inMemory = service.nextIds(TAG, (int) view(service).remainingInMemory());
+            assertThat(inMemory[inMemory.length - 1]).isEqualTo(maxIdBefore - 1);
+
+            long began = System.nanoTime();
+            Future<Long> call = executor(1).submit(() -> service.nextId(TAG));
+            ExecutionException failed = catchThrowableOfType(ExecutionException.class,
+                    () -> call.get(failsWithin().toSeconds() + 30, TimeUnit.SECONDS));
+            Duration took = Duration.ofNanos(System.nanoTime() - began);
+            assertThat(failed).as("the call fails rather than waits for the lock").isNotNull();
+            assertThat(failed.getCause()).isInstanceOf(SegmentUnavailableException.class)
+                    .hasMessageContaining("bizTag '" + TAG + "'")
+                    .hasMessageContaining(table)
+                    .hasMessageContaining(lockWaitFailure())
+                    .cause().isInstanceOf(SQLTimeoutException.class);
+            assertThat(took).as("the caller's wait").isGreaterThanOrEqualTo(lockWaitEnds().minusMillis(50))
+                    .isLessThan(failsWithin());
+            assertThat(view(service).lastFailure()).contains(lockWaitFailure());
+            // Read beside the lock (a consistent read does not wait for it): no allocation went through.
+            assertThat(maxId(TAG)).as("nothing half-written").isEqualTo(maxIdBefore);
+            other.rollback();
+        }
+
+        long next = service.nextId(TAG);
+        assertThat(next).as("the table carries on where it stood").isEqualTo(maxIdBefore);
+        long[] more = service.nextIds(TAG, 50);
+        assertThat(more[0]).isEqualTo(next + 1);
+        assertThat(more).doesNotHaveDuplicates().isSorted();
+        assertThat(maxId(TAG)).isGreaterThan(more[more.length - 1]);
+        assertThat(view(service).lastFailure()).isNull();
+    }
+
+    @Test
+    void callersQueuedOnALockedRowFailWithinOneLoadEachNotOneLoadAfterAnother() throws Exception {
+        insertTag(TAG, 1, 10);
+        SegmentIdService service = track(builder(pool()).timeout(TIMEOUT).retryInterval(Duration.ofMinutes(1)).build());
+        assertThat(service.nextId(TAG)).isEqualTo(1);
+        awaitTrue(() -> view(service).nextReady() || view(service).remaining() > 0 && !view(service).loading(),
+                "the first segment to settle");
+        int callers = 12;
+        ExecutorService pool = executor(callers);
+        Set<Long> issued = ConcurrentHashMap.newKeySet();
+
+        try (Connection other = lockRow(TAG)) {
+            long maxIdBefore = maxId(TAG);
+            for (long id : service.nextIds(TAG, (int) view(service).remainingInMemory())) {
+                issued.add(id);
+            }
+            // The refill that draining started fails on the lock first; the callers below then all find the
+            // buffers empty with nothing in flight, and queue on the tag.
+            awaitTrue(() -> view(service).failedLoads() >= 1 && !view(service).loading(), "the background refill to time out");
+
+            CyclicBarrier start = new CyclicBarrier(callers);
+            List<Future<Duration>> waits = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                waits.add(pool.submit(() -> {
+                    start.await();
+                    long began = System.nanoTime();
+                    assertThatThrownBy(() -> service.nextId(TAG)).isInstanceOf(SegmentUnavailableException.class)
+                            .hasMessageContaining(lockWaitFailure());
+                    return Duration.ofNanos(System.nanoTime() - began);
+                }));
+            }
+            Duration longest = Duration.ZERO;
+            for (Future<Duration> wait : waits) {
+                Duration took = wait.get(callers * lockWaitEnds().toSeconds() + 30, TimeUnit.SECONDS);
+                longest = took.compareTo(longest) > 0 ? took : longest;
+            }
+            // One after another, the last would wait twelve timeouts.
+            assertThat(longest).as("the longest wait of %d queued callers", callers).isLessThan(failsWithin());
+            assertThat(maxId(TAG)).as("nothing half-written").isEqualTo(maxIdBefore);
+            other.rollback();
+        }
+
+        List<Future<long[]>> after = new ArrayList<>();
+        for (int i = 0; i < callers; i++) {
+            after.add(pool.submit(() -> service.nextIds(TAG, 7)));
+        }
+        for (Future<long[]> numbers : after) {
+            for (long id : numbers.get(30, TimeUnit.SECONDS)) {
+                assertThat(issued.add(id)).as("number %d issued once", id).isTrue();
+            }
+        }
+    }
+
+    /** A connection of another "node" that holds the tag's row locked (an uncommitted UPDATE) until rolled back. */
+    private Connection lockRow(String tag) throws SQLException {
+        Connection connection = pool().getConnection();
+        try {
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement(
+                    "UPDATE " + table + " SET description = 'locked by another transaction' WHERE biz_tag = ?")) {
+                lock.setString(1, tag);
+                assertThat(lock.executeUpdate()).isEqualTo(1);
+            }
+            return connection;
+        } catch (SQLException | RuntimeException | Error e) {
+            connection.close();
+            throw e;
+        }
     }
 
     // --- unknown tags and creation -----------------------------------------------------------------------

@@ -55,6 +55,28 @@ class SegmentIdServiceSettingsTest {
     }
 
     @Test
+    void timeoutIsAWholeNumberOfSecondsFromOneSecondToTenMinutes() {
+        String seconds = "a whole number of seconds in [1s, 600s], such as 5s";
+        rejects(b -> b.timeout(Duration.ZERO), "timeout", "0ms", seconds);
+        rejects(b -> b.timeout(Duration.ofMillis(999)), "timeout", "999ms", seconds);
+        rejects(b -> b.timeout(Duration.ofSeconds(601)), "timeout", "601000ms", seconds);
+        rejects(b -> b.timeout(Duration.ofSeconds(-5)), "timeout", "-5000ms", seconds);
+        rejects(b -> b.timeout(null), "timeout", null, seconds);
+        assertThatExceptionOfType(InvalidSettingException.class)
+                .isThrownBy(() -> builder().settingPrefix("vesta.segment.").timeout(Duration.ofMillis(1500)).build())
+                .withMessage("vesta.segment.timeout=1500ms is not a whole number of seconds (JDBC counts query timeouts"
+                        + " in seconds); allowed: " + seconds);
+        for (Duration allowed : List.of(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMinutes(10))) {
+            try (SegmentIdService service = builder().timeout(allowed).build()) {
+                assertThat(service.timeout()).isEqualTo(allowed);
+            }
+        }
+        try (SegmentIdService service = builder().build()) {
+            assertThat(service.timeout()).isEqualTo(SegmentIdService.DEFAULT_TIMEOUT).isEqualTo(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
     void everySettingIsNamedUnderTheCallersPrefix() {
         assertThatExceptionOfType(InvalidSettingException.class)
                 .isThrownBy(() -> builder().settingPrefix("vesta.segment.").maxStep(0).build())

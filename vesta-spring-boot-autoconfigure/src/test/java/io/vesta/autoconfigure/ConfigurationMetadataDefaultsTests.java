@@ -76,6 +76,7 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.segment.max-step", SegmentIdService.DEFAULT_MAX_STEP);
         ENGINE_DEFAULTS.put("vesta.segment.default-step", SegmentIdService.DEFAULT_STEP);
         ENGINE_DEFAULTS.put("vesta.segment.retry-interval", SegmentIdService.DEFAULT_RETRY_INTERVAL);
+        ENGINE_DEFAULTS.put("vesta.segment.timeout", SegmentIdService.DEFAULT_TIMEOUT);
         ENGINE_DEFAULTS.put("vesta.segment.loader-threads", SegmentIdService.DEFAULT_LOADER_THREADS);
         ENGINE_DEFAULTS.put("vesta.segment.idle-timeout", SegmentIdService.DEFAULT_IDLE_TIMEOUT);
         ENGINE_DEFAULTS.put("vesta.segment.max-buffered-tags", SegmentIdService.DEFAULT_MAX_BUFFERED_TAGS);

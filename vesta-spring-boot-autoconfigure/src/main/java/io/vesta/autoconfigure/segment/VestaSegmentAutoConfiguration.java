@@ -59,7 +59,8 @@ public final class VestaSegmentAutoConfiguration {
                     .maxBufferedTags(properties.getMaxBufferedTags())
                     .defaultStep(properties.getDefaultStep())
                     .retryInterval(properties.getRetryInterval())
-                    .loaderThreads(properties.getLoaderThreads());
+                    .loaderThreads(properties.getLoaderThreads())
+                    .timeout(properties.getTimeout());
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             SegmentIdService service = builder.build();
             if (SchemaInitialization.applies(properties.getInitializeSchema(), dataSource)) {

@@ -57,6 +57,9 @@ public class VestaSegmentProperties {
     /** Threads that load segments in the background, 1 to 64. Idle threads exit. */
     private int loaderThreads = SegmentIdService.DEFAULT_LOADER_THREADS;
 
+    /** Query timeout of every statement on the segment table, a whole number of seconds from 1s to 10m. A statement still running then (a row locked by another transaction, a database that hangs) is cancelled and rolled back, and a caller waiting for a segment gets an error instead of waiting as long as the driver would. */
+    private Duration timeout = SegmentIdService.DEFAULT_TIMEOUT;
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -167,5 +170,13 @@ public class VestaSegmentProperties {
 
     public void setLoaderThreads(int loaderThreads) {
         this.loaderThreads = loaderThreads;
+    }
+
+    public Duration getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+        this.timeout = timeout;
     }
 }

@@ -79,6 +79,18 @@ class VestaSegmentAutoConfigurationTests {
         assertThat(defaults.getDefaultStep()).isEqualTo(SegmentIdService.DEFAULT_STEP);
         assertThat(defaults.getRetryInterval()).isEqualTo(SegmentIdService.DEFAULT_RETRY_INTERVAL);
         assertThat(defaults.getLoaderThreads()).isEqualTo(SegmentIdService.DEFAULT_LOADER_THREADS);
+        assertThat(defaults.getTimeout()).isEqualTo(SegmentIdService.DEFAULT_TIMEOUT);
+    }
+
+    @Test
+    void timeoutBoundsEveryStatementOfTheService() {
+        enabled().run(context -> assertThat(context.getBean(SegmentIdService.class).timeout())
+                .isEqualTo(SegmentIdService.DEFAULT_TIMEOUT));
+        enabled().withPropertyValues("vesta.segment.timeout=30s", "vesta.segment.auto-create=true").run(context -> {
+            SegmentIdService service = context.getBean(SegmentIdService.class);
+            assertThat(service.timeout()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(service.nextId("orders")).isEqualTo(1);
+        });
     }
 
     @Test
@@ -200,6 +212,9 @@ class VestaSegmentAutoConfigurationTests {
             vesta.segment.retry-interval   | 2m           | 120000ms     | [0ms, 60000ms]
             vesta.segment.loader-threads   | 0            | 0            | [1, 64]
             vesta.segment.loader-threads   | 65           | 65           | [1, 64]
+            vesta.segment.timeout          | 0s           | 0ms          | a whole number of seconds in [1s, 600s]
+            vesta.segment.timeout          | 11m          | 660000ms     | a whole number of seconds in [1s, 600s]
+            vesta.segment.timeout          | 1500ms       | 1500ms       | a whole number of seconds in [1s, 600s]
             """)
     void badValueFailsStartUpNamingTheProperty(String property, String value, String reported, String allowed) {
         enabled().withPropertyValues(property + "=" + value).run(context -> {
