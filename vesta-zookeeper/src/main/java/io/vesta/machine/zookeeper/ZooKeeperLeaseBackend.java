@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
@@ -261,32 +260,48 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                 fence = new NodeVersion(path, stat.getVersion());
                 log.log(Level.INFO, () -> "ZooKeeper at " + where + " confirmed the cached machine ID " + machineId);
             }
-            // As Leaf: never write a time behind one already written.
+            // As Leaf: never write a time behind one already written, or tried (a write may land unanswered).
             long time = Math.max(timeSource.currentTimeMillis(), lastTime);
-            byte[] data = ZooKeeperNode.encode(machineId, time, highWater, false, process);
-            Stat stat;
-            try {
-                stat = client.setData().withVersion(fence.version()).forPath(path, data);
-            } catch (KeeperException.BadVersionException e) {
-                // Our own write may have gone through with its answer lost (Curator then retries it); only our
-                // process writes these exact bytes.
-                stat = new Stat();
-                byte[] current = client.getData().storingStatIn(stat).forPath(path);
-                if (!Arrays.equals(current, data)) {
-                    return Renewal.lost(Boolean.parseBoolean(ZooKeeperNode.decode(current).getProperty("released"))
-                            ? "its lease on " + path + " was ended by an operator (DELETE /vesta/admin/leases): another"
-                                    + " node may take machine ID " + machineId + " now, after this node's last lease end"
-                            : path + " was rewritten by another process (" + ZooKeeperNode.decode(current) + ")");
-                }
-            }
             lastTime = time;
+            Written written = write(path, fence.version(), machineId, time, highWater, false);
+            if (written.other() != null) {
+                return Renewal.lost(Boolean.parseBoolean(written.other().getProperty("released"))
+                        ? "its lease on " + path + " was ended by an operator (DELETE /vesta/admin/leases): another"
+                                + " node may take machine ID " + machineId + " now, after this node's last lease end"
+                        : path + " was rewritten by another process (" + written.other() + ")");
+            }
             lastUntil = highWater;
             cache.write(path, machineId, held.block().size(), time, highWater, false, log);
             live.ensure(log);
-            return Renewal.renewed(new NodeVersion(path, stat.getVersion()));
+            return Renewal.renewed(new NodeVersion(path, written.version()));
         } catch (KeeperException.NoNodeException e) {
             return Renewal.lost(path + " was deleted: another node reclaimed machine ID " + machineId + " after it went"
                     + " without a report for reclaimAfter (" + reclaimAfterMillis + "ms), or it was removed by hand");
+        }
+    }
+
+    /** A versioned write: the node's version after it, or, when it did not land, the node as found, not ours. */
+    private record Written(int version, Properties other) {
+    }
+
+    /**
+     * Writes {@code time} and {@code until} to this node at {@code version}. When the version has moved on and the
+     * node still holds this process's own write for {@code machineId}, with no operator's end, it was one of ours
+     * whose answer was lost (or that close() interrupted), so the write goes again at the version read.
+     */
+    private Written write(String path, int version, long machineId, long time, long until, boolean closing)
+            throws Exception {
+        byte[] data = ZooKeeperNode.encode(machineId, time, until, closing, process);
+        try {
+            return new Written(client.setData().withVersion(version).forPath(path, data).getVersion(), null);
+        } catch (KeeperException.BadVersionException e) {
+            Stat stat = new Stat();
+            Properties found = ZooKeeperNode.decode(client.getData().storingStatIn(stat).forPath(path));
+            if (!process.equals(found.getProperty("process")) || Boolean.parseBoolean(found.getProperty("released"))
+                    || !String.valueOf(machineId).equals(found.getProperty("machineId"))) {
+                return new Written(-1, found);
+            }
+            return new Written(client.setData().withVersion(stat.getVersion()).forPath(path, data).getVersion(), null);
         }
     }
 
@@ -308,23 +323,13 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             return false;
         }
         long time = Math.max(now, lastTime);
+        lastTime = time;
         String path = held.fence().path();
         long machineId = held.block().first();
-        byte[] data = ZooKeeperNode.encode(machineId, time, highWater, true, process);
         try {
-            try {
-                client.setData().withVersion(held.fence().version()).forPath(path, data);
-            } catch (KeeperException.BadVersionException e) {
-                Stat stat = new Stat();
-                Properties current = ZooKeeperNode.decode(client.getData().storingStatIn(stat).forPath(path));
-                if (!process.equals(current.getProperty("process"))
-                        || !String.valueOf(machineId).equals(current.getProperty("machineId"))
-                        || Boolean.parseBoolean(current.getProperty("released"))) {
-                    return false; // ended by an operator, or rewritten by another process: not this one's to close
-                }
-                client.setData().withVersion(stat.getVersion()).forPath(path, data);
+            if (write(path, held.fence().version(), machineId, time, highWater, true).other() != null) {
+                return false; // ended by an operator, or rewritten by another process: not this one's to close
             }
-            lastTime = time;
             lastUntil = highWater;
             cache.write(path, machineId, held.block().size(), time, highWater, true, log);
             return true;

@@ -40,6 +40,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 
@@ -330,7 +331,7 @@ class ZooKeeperMachineIdProviderTest {
         ManualTimeSource clock = new ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
         // Reports only when the test makes one: a second report would find the version moved too.
         ZooKeeperMachineIdProvider provider = builder(server.getConnectString(), "10.0.0.1:8080", clock)
-                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew"));
+                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew", new AtomicInteger(Integer.MAX_VALUE)));
         toClose.add(provider);
         EmbeddedIdService service = service(provider, clock);
         long last = service.genId();
@@ -347,6 +348,30 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(closed.live()).as("a node closed cleanly").isFalse();
         assertThat(closed.highWater().toEpochMilli()).as("the closing report's mark").isGreaterThan(lastTime)
                 .isLessThanOrEqualTo(clock.currentTimeMillis() + 1);
+    }
+
+    /**
+     * A report whose write landed but whose answer was lost moved the node's version past the one the provider knows.
+     * The next report finds the node still holding this process's own write, not another process's: it keeps the
+     * lease instead of dropping it and claiming again.
+     */
+    @Test
+    void aReportAfterAReportWhoseAnswerWasLostKeepsTheLease() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
+        AtomicInteger answersToLose = new AtomicInteger(1);
+        ZooKeeperMachineIdProvider provider = builder(server.getConnectString(), "10.0.0.1:8080", clock)
+                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew", answersToLose));
+        toClose.add(provider);
+        EmbeddedIdService service = service(provider, clock);
+        service.genId();
+        clock.advance(Duration.ofMillis(5));
+        provider.report(); // lands; its answer does not come
+        clock.advance(Duration.ofMillis(5));
+
+        assertThat(provider.report()).as("the next report").isTrue();
+        assertThat(provider.lease().lostReason()).isNull();
+        assertThat(provider.grant().orElseThrow().number()).as("the first grant, not one claimed again").isEqualTo(1);
+        assertThat(service.genId()).isPositive();
     }
 
     /**
@@ -371,10 +396,13 @@ class ZooKeeperMachineIdProviderTest {
                         + " 1 other live nodes under /vesta/" + namespace + "/forever .*");
     }
 
-    /** {@code backend} whose calls of {@code method} land in ZooKeeper and then fail, as an answer lost on the way. */
+    /**
+     * {@code backend} whose calls of {@code method} land in ZooKeeper and then fail, as an answer lost on the way, while
+     * {@code times} counts down to zero.
+     */
     @SuppressWarnings("unchecked")
     private static LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> answerLost(
-            LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, String method) {
+            LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, String method, AtomicInteger times) {
         return (LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>) Proxy.newProxyInstance(
                 LeaseBackend.class.getClassLoader(), new Class<?>[] {LeaseBackend.class}, (proxy, called, args) -> {
                     Object result;
@@ -383,7 +411,7 @@ class ZooKeeperMachineIdProviderTest {
                     } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
-                    if (called.getName().equals(method)) {
+                    if (called.getName().equals(method) && times.getAndDecrement() > 0) {
                         throw new org.apache.zookeeper.KeeperException.ConnectionLossException();
                     }
                     return result;
