@@ -1,5 +1,6 @@
 package io.vesta.machine.zookeeper;
 
+import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdLeaseInfo;
@@ -440,12 +441,12 @@ class ZooKeeperMachineIdProviderTest {
     void theDefaultOwnerTellsContainersWithTheSameAddressApart() throws Exception {
         List<java.net.InetAddress> bridge = List.of(java.net.InetAddress.getByName("127.0.0.1"),
                 java.net.InetAddress.getByName("172.17.0.2"));
-        String one = ZooKeeperMachineIdProvider.defaultOwner("3f2a9c1b7d4e", bridge, 1);
-        String other = ZooKeeperMachineIdProvider.defaultOwner("8c7b6a5d4e3f", bridge, 1);
+        String one = DefaultOwner.hostAddressAndPid("3f2a9c1b7d4e", bridge, 1);
+        String other = DefaultOwner.hostAddressAndPid("8c7b6a5d4e3f", bridge, 1);
 
         assertThat(one).isEqualTo("3f2a9c1b7d4e@172.17.0.2:1");
         assertThat(other).isNotEqualTo(one);
-        assertThat(ZooKeeperMachineIdProvider.defaultOwner("odd/name with:parts", bridge, 7)).isEqualTo("odd_name_with_parts@172.17.0.2:7");
+        assertThat(DefaultOwner.hostAddressAndPid("odd/name with:parts", bridge, 7)).isEqualTo("odd_name_with_parts@172.17.0.2:7");
         assertThat(ZooKeeperMachineIdProvider.defaultOwner()).matches("[^/\\s@]+@[0-9.]+:\\d+");
     }
 
