@@ -24,21 +24,12 @@ final class CachedMachineId {
     record Entry(String path, long machineId, long time, long until) {
     }
 
+    private final ZooKeeperLeaseBackend store;
     private final MachineIdCacheFile cache;
-    private final String owner;
-    private final String namespace;
-    private final String where;
-    /** How old a cached ID may be and still be used: half of reclaimAfter, the margin that keeps reclaimers away. */
-    private final long holdMillis;
-    private final long leaseMillis;
 
-    CachedMachineId(Path file, String owner, String namespace, String where, long holdMillis, long leaseMillis) {
+    CachedMachineId(ZooKeeperLeaseBackend store, Path file) {
+        this.store = store;
         this.cache = new MachineIdCacheFile(file);
-        this.owner = owner;
-        this.namespace = namespace;
-        this.where = where;
-        this.holdMillis = holdMillis;
-        this.leaseMillis = leaseMillis;
     }
 
     Path file() {
@@ -46,12 +37,16 @@ final class CachedMachineId {
     }
 
     /**
-     * The cached ID, to start from while ZooKeeper cannot be reached ({@code why}).
+     * The cached ID, to start from while ZooKeeper cannot be reached ({@code why}). It may be used while younger than
+     * half of reclaimAfter ({@code holdMillis}), the margin that keeps reclaimers away.
      * @throws MachineIdUnavailableException when none is cached, or the cached one may not be used
      */
-    Entry startFrom(MachineIdRange range, int blockSize, String why, long now, System.Logger log) {
+    Entry startFrom(MachineIdRange range, int blockSize, String why, long now) {
         Path file = cache.file();
-        String unreachable = "Cannot reach ZooKeeper at " + where + " (" + why + ")";
+        String owner = store.owner;
+        String namespace = store.namespace;
+        long holdMillis = store.holdMillis;
+        String unreachable = "Cannot reach ZooKeeper at " + store.where + " (" + why + ")";
         Properties cached;
         try {
             cached = cache.read();
@@ -100,9 +95,9 @@ final class CachedMachineId {
                     + " was last confirmed at " + Instant.ofEpochMilli(time) + ", more than half of reclaimAfter ("
                     + holdMillis + "ms) ago: another node may have reclaimed it");
         }
-        log.log(Level.WARNING, () -> unreachable + "; using machine ID " + id + " cached in " + file
+        store.log.log(Level.WARNING, () -> unreachable + "; using machine ID " + id + " cached in " + file
                 + ", last confirmed at " + Instant.ofEpochMilli(time) + ", as Leaf does. IDs are issued for up to "
-                + leaseMillis + "ms (lease) unless ZooKeeper confirms the ID first.");
+                + store.leaseMillis + "ms (lease) unless ZooKeeper confirms the ID first.");
         // The previous run may have issued up to the lease end it last reported (cached with each report).
         return new Entry(cached.getProperty("path"), id, time, until);
     }
@@ -111,8 +106,8 @@ final class CachedMachineId {
     long untilOf(String path) {
         try {
             Properties cached = cache.read();
-            if (path.equals(cached.getProperty("path")) && owner.equals(cached.getProperty("owner"))) {
-                return ZooKeeperNode.untilOf(cached, holdMillis);
+            if (path.equals(cached.getProperty("path")) && store.owner.equals(cached.getProperty("owner"))) {
+                return ZooKeeperNode.untilOf(cached, store.holdMillis);
             }
         } catch (IOException | RuntimeException e) {
             // no cache, or an unreadable one: ZooKeeper's record stands
@@ -121,12 +116,12 @@ final class CachedMachineId {
     }
 
     /** Replaces the record; a failure is logged, since ZooKeeper's record stands without it. */
-    void write(String path, long machineId, int blockSize, long time, long until, boolean closed, System.Logger log) {
+    void write(String path, long machineId, int blockSize, long time, long until, boolean closed) {
         try {
-            cache.write(new MachineIdCacheFile.Entry(owner, namespace, path, machineId, blockSize, time, until,
-                    closed));
+            cache.write(new MachineIdCacheFile.Entry(store.owner, store.namespace, path, machineId, blockSize, time,
+                    until, closed));
         } catch (IOException e) {
-            log.log(Level.WARNING, "Cannot cache the machine ID in " + cache.file() + ": " + e);
+            store.log.log(Level.WARNING, "Cannot cache the machine ID in " + cache.file() + ": " + e);
         }
     }
 }

@@ -99,9 +99,9 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 .build();
         this.live = new LiveOwnerNode(client, namespace, owner, process);
-        this.cache = new CachedMachineId(builder.cacheFile != null ? builder.cacheFile : Path.of(
+        this.cache = new CachedMachineId(this, builder.cacheFile != null ? builder.cacheFile : Path.of(
                 System.getProperty("java.io.tmpdir"), "vesta", namespace, owner.replaceAll("[^A-Za-z0-9._-]", "_")
-                + ".machine-id"), owner, namespace, where, holdMillis, leaseMillis);
+                + ".machine-id"));
     }
 
     @Override
@@ -156,13 +156,13 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         nodePath = claim.fence().path();
         // Cached at once, from ZooKeeper or not: a run that started from the cache issues up to this lease end
         // without ZooKeeper knowing, and a restart on this host must start after it.
-        cache.write(nodePath, claim.block().first(), blockSize, lastTime, claim.highWater(claim.expiry()), false, log);
+        cache.write(nodePath, claim.block().first(), blockSize, lastTime, claim.highWater(claim.expiry()), false);
         return claim;
     }
 
     private LeaseClaim<NodeVersion> fromCache(MachineIdRange range, int blockSize, String why) {
         long now = timeSource.currentTimeMillis();
-        CachedMachineId.Entry cached = cache.startFrom(range, blockSize, why, now, log);
+        CachedMachineId.Entry cached = cache.startFrom(range, blockSize, why, now);
         lastTime = cached.time();
         return new LeaseClaim<>(new MachineIdBlock(cached.machineId(), blockSize), now + leaseMillis, cached.until(),
                 null, new NodeVersion(cached.path(), -1));
@@ -284,7 +284,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                                 + " node may take machine ID " + machineId + " now, after this node's last lease end"
                         : path + " was rewritten by another process (" + written.other() + ")");
             }
-            cache.write(path, machineId, held.block().size(), lastTime, highWater, false, log);
+            cache.write(path, machineId, held.block().size(), lastTime, highWater, false);
             live.ensure(log);
             return Renewal.renewed(new NodeVersion(path, written.version()));
         } catch (KeeperException.NoNodeException e) {
@@ -335,7 +335,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             if (write(path, held.fence().version(), machineId, lastTime, highWater, true).other() != null) {
                 return false; // ended by an operator, or rewritten by another process: not this one's to close
             }
-            cache.write(path, machineId, held.block().size(), lastTime, highWater, true, log);
+            cache.write(path, machineId, held.block().size(), lastTime, highWater, true);
             return true;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
             return false; // reclaimed or ended meanwhile: the node is not this one's to close
