@@ -679,13 +679,13 @@ class ZooKeeperMachineIdProviderTest {
         ZooKeeperMachineIdProvider admin = provider("10.0.0.2:8080", TimeSource.system());
         assertThat(admin.acquire(range)).isEqualTo(1);
         long heldByA;
+        ZooKeeperMachineIdProvider b = provider("10.0.0.3:8080", TimeSource.system());
+        // A stays silent until B has claimed, or A would register again and take its own node back first.
         synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             assertThat(admin.leases().orElseThrow().release(0, true).ended()).isTrue();
+            assertThat(b.acquire(range)).isZero();
         }
-
-        ZooKeeperMachineIdProvider b = provider("10.0.0.3:8080", TimeSource.system());
-        assertThat(b.acquire(range)).isZero();
         assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
         b.close();
         ZooKeeperMachineIdProvider restarted = provider("10.0.0.3:8080", TimeSource.system());
@@ -709,24 +709,25 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(admin.acquire(range)).isEqualTo(1);
         MachineIdLeases leases = admin.leases().orElseThrow();
         long heldByA;
+        ZooKeeperMachineIdProvider b = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        ZooKeeperMachineIdProvider c = provider(builder(server.getConnectString(), "10.0.0.4:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        // The former holders stay silent until the next has claimed: one that reports finds its lease ended and
+        // registers again, taking its own node (or the next ended one) back first on a loaded machine.
         synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             assertThat(leases.release(0, true).ended()).isTrue();
+            assertThat(b.acquire(range)).isZero();
+            assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
+            synchronized (reports(b)) {
+                assertThat(b.report()).isTrue();
+                assertThat(leases.list(range).get(0).highWater().toEpochMilli()).as("the lease end B reported")
+                        .isGreaterThanOrEqualTo(heldByA);
+                assertThat(leases.release(0, true).ended()).isTrue();
+                assertThat(c.acquire(range)).isZero();
+            }
         }
-
-        ZooKeeperMachineIdProvider b = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
-                .maxClockDifference(Duration.ofMinutes(1)));
-        assertThat(b.acquire(range)).isZero();
-        assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
-        synchronized (reports(b)) {
-            assertThat(b.report()).isTrue();
-            assertThat(leases.list(range).get(0).highWater().toEpochMilli()).as("the lease end B reported")
-                    .isGreaterThanOrEqualTo(heldByA);
-            assertThat(leases.release(0, true).ended()).isTrue();
-        }
-        ZooKeeperMachineIdProvider c = provider(builder(server.getConnectString(), "10.0.0.4:8080", TimeSource.system())
-                .maxClockDifference(Duration.ofMinutes(1)));
-        assertThat(c.acquire(range)).isZero();
         assertThat(c.notBefore().getAsLong()).as("C starts after everything A could issue").isGreaterThanOrEqualTo(heldByA);
     }
 
