@@ -14,10 +14,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * This owner's live node, {@code /vesta/{namespace}/live/{owner}}: an ephemeral node that exists while a process
  * holding the owner has a session. Another process's node there means a second live process under one owner (a copied
- * configuration, two containers with one address): refused, after waiting up to a lease for the node to go, which is
- * what happens when that process crashed and its session expires. Safety does not rest on this (the versioned writes
- * and lease ends do), but it turns the misconfiguration into a clear refusal instead of two processes taking the ID
- * from each other.
+ * configuration, two containers with one address): refused, after waiting up to a lease for the node to go, as a
+ * crashed process's does when its session expires. Safety does not rest on it (the versioned writes and lease ends
+ * do); it turns the misconfiguration into a clear refusal instead of two processes taking the ID from each other.
  */
 final class LiveOwnerNode {
 
@@ -25,24 +24,19 @@ final class LiveOwnerNode {
     private final String path;
     private final String owner;
     private final String namespace;
+    /** This process's mark, to tell a create of ours whose answer was lost from another process's. */
     private final byte[] token;
-    private final long leaseMillis;
-    private final long reportIntervalMillis;
 
-    /** @param process marks this process's node, to tell a create of ours whose answer was lost from another's */
-    LiveOwnerNode(CuratorFramework client, String namespacePath, String namespace, String owner, String process,
-            long leaseMillis, long reportIntervalMillis) {
+    LiveOwnerNode(CuratorFramework client, String namespace, String owner, String process) {
         this.client = client;
-        this.path = namespacePath + "/live/" + owner;
+        this.path = "/vesta/" + namespace + "/live/" + owner;
         this.owner = owner;
         this.namespace = namespace;
         this.token = process.getBytes(StandardCharsets.UTF_8);
-        this.leaseMillis = leaseMillis;
-        this.reportIntervalMillis = reportIntervalMillis;
     }
 
-    /** Takes the live node, waiting up to a lease for another process's to go. */
-    void claim() throws Exception {
+    /** Takes the live node, waiting up to {@code leaseMillis} for another process's to go. */
+    void claim(long leaseMillis, long reportIntervalMillis) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         for (;;) {
             try {
@@ -60,11 +54,12 @@ final class LiveOwnerNode {
                     return; // our own create, retried by Curator after its answer was lost
                 }
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new MachineIdUnavailableException("Another live process holds owner '" + owner + "' in namespace '"
-                            + namespace + "' (its live node " + path + " belongs to ZooKeeper session 0x"
-                            + Long.toHexString(stat.getEphemeralOwner()) + "), and it did not go within " + leaseMillis
-                            + "ms (lease). Two processes under one owner would share a machine ID: give each process an owner"
-                            + " of its own (vesta.machine-id.zookeeper.owner, by default host name, address and port).");
+                    throw new MachineIdUnavailableException("Another live process holds owner '" + owner
+                            + "' in namespace '" + namespace + "' (its live node " + path + " belongs to ZooKeeper"
+                            + " session 0x" + Long.toHexString(stat.getEphemeralOwner()) + "), and it did not go"
+                            + " within " + leaseMillis + "ms (lease). Two processes under one owner would share a machine ID: give"
+                            + " each process an owner of its own (vesta.machine-id.zookeeper.owner, by default host"
+                            + " name, address and port).");
                 }
                 Thread.sleep(Math.min(200, Math.max(10, reportIntervalMillis)));
             }
@@ -95,8 +90,8 @@ final class LiveOwnerNode {
         }
     }
 
-    /** Whether {@code owner}'s live node exists in the namespace at {@code namespacePath}. */
-    static boolean exists(CuratorFramework client, String namespacePath, String owner) throws Exception {
-        return client.checkExists().forPath(namespacePath + "/live/" + owner) != null;
+    /** Whether {@code owner}'s live node exists in {@code namespace}. */
+    static boolean exists(CuratorFramework client, String namespace, String owner) throws Exception {
+        return client.checkExists().forPath("/vesta/" + namespace + "/live/" + owner) != null;
     }
 }

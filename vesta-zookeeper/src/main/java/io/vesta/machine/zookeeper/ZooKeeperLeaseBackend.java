@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
@@ -30,14 +29,19 @@ import java.util.function.LongPredicate;
 
 /**
  * The ZooKeeper store of a {@link ZooKeeperMachineIdProvider}: the owners' nodes and their versioned writes. Every
- * write to a node is conditional on the version this node read or wrote last, its fence.
+ * write to a node is conditional on the version this process read or wrote last, its fence; why that keeps two
+ * processes from issuing under one ID is told in docs/machine-ids.md ("ZooKeeper").
  */
 final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> {
 
     /**
-     * What fences this node's writes: its node, and the node's version it read or wrote last; -1 while the ID is the
-     * cache's and ZooKeeper has not confirmed it yet (the next report does).
+     * Other nodes count as live for the start-up clock check while ZooKeeper saw a report from them within this many
+     * report intervals. Each report is moved on by the time ZooKeeper has seen pass since, so an older one is still a
+     * fair sample of that node's clock; the window only keeps long-dead nodes out.
      */
+    private static final int LIVE_INTERVALS = 10;
+
+    /** The fence: this owner's node and its version read or written last; -1 while the ID is the cache's, unconfirmed. */
     record NodeVersion(String path, int version) {
 
         boolean fromCache() {
@@ -50,26 +54,26 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
     final String owner;
     final String namespacePath;
     final String foreverPath;
+    final String where;
     final TimeSource timeSource;
     final System.Logger log;
-    private final boolean ownsClient;
-    private final String where;
-    private final long leaseMillis;
-    private final long reclaimAfterMillis;
     /** How old a cached ID may be and still be used, and a legacy record's lease: half of reclaimAfter. */
     final long holdMillis;
-    private final long connectionTimeoutMillis;
+    final long leaseMillis;
+    final long reclaimAfterMillis;
     /** Marks this process's writes, to tell a write of ours whose answer was lost from someone else's. */
-    private final String process = Long.toHexString(new SecureRandom().nextLong());
+    final String process = Long.toHexString(new SecureRandom().nextLong());
+    final CachedMachineId cache;
+    /** The node of this owner, once acquired. */
+    volatile String nodePath;
+    private final boolean ownsClient;
+    private final long reportMillis;
+    private final long maxClockDifferenceMillis;
+    private final long connectionTimeoutMillis;
     private final LiveOwnerNode live;
-    private final ClockAgreement clocks;
-    private final StaleNodes stale;
-    private final CachedMachineId cache;
-
-    private volatile String nodePath;
-    // Under the provider's store lock: the time and lease end written last.
+    private final StaleNodes stale = new StaleNodes(this);
+    /** Under the provider's store lock: the latest time written or tried; as Leaf, none is written behind it. */
     private long lastTime;
-    private long lastUntil;
 
     ZooKeeperLeaseBackend(ZooKeeperMachineIdProvider.Builder builder, LeaseSettings settings, System.Logger log) {
         this.namespace = builder.namespace;
@@ -77,14 +81,16 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         this.timeSource = settings.timeSource();
         this.log = log;
         this.ownsClient = builder.client == null;
-        this.where = builder.connectString != null ? builder.connectString : "the application's Curator client";
+        this.where = ownsClient ? builder.connectString : "the application's Curator client";
         this.leaseMillis = settings.lease().toMillis();
+        this.reportMillis = settings.renewal().toMillis();
         this.reclaimAfterMillis = builder.reclaimAfter.toMillis();
         this.holdMillis = reclaimAfterMillis / 2;
+        this.maxClockDifferenceMillis = builder.maxClockDifference.toMillis();
         this.connectionTimeoutMillis = builder.connectionTimeout.toMillis();
         this.namespacePath = "/vesta/" + namespace;
         this.foreverPath = namespacePath + "/forever";
-        this.client = builder.client != null ? builder.client : CuratorFrameworkFactory.builder()
+        this.client = !ownsClient ? builder.client : CuratorFrameworkFactory.builder()
                 .connectString(builder.connectString)
                 .connectionTimeoutMs((int) connectionTimeoutMillis)
                 // A crashed process's live node goes when its session expires: within a lease, so that a restart
@@ -92,13 +98,10 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                 .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, leaseMillis))
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
                 .build();
-        long reportMillis = settings.renewal().toMillis();
-        this.live = new LiveOwnerNode(client, namespacePath, namespace, owner, process, leaseMillis, reportMillis);
-        this.clocks = new ClockAgreement(reportMillis, builder.maxClockDifference.toMillis(), foreverPath);
-        this.stale = new StaleNodes(client, foreverPath, owner, process, leaseMillis, reclaimAfterMillis, log);
-        this.cache = new CachedMachineId(builder.cacheFile != null ? builder.cacheFile : Path.of(
+        this.live = new LiveOwnerNode(client, namespace, owner, process);
+        this.cache = new CachedMachineId(this, builder.cacheFile != null ? builder.cacheFile : Path.of(
                 System.getProperty("java.io.tmpdir"), "vesta", namespace, owner.replaceAll("[^A-Za-z0-9._-]", "_")
-                + ".machine-id"), owner, namespace, where, holdMillis, leaseMillis);
+                + ".machine-id"));
     }
 
     @Override
@@ -118,8 +121,9 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
 
     @Override
     public String describe(LeaseClaim<NodeVersion> held) {
-        return "zookeeper (" + (held == null ? nodePath : held.fence().path()) + (held != null && held.fence().fromCache()
-                ? ", from the cache " + cache.file() + " until ZooKeeper confirms it" : "")
+        return "zookeeper (" + (held == null ? nodePath : held.fence().path())
+                + (held != null && held.fence().fromCache() ? ", from the cache " + cache.file()
+                        + " until ZooKeeper confirms it" : "")
                 + (held != null && held.takenFrom() != null ? ", reclaimed from '" + held.takenFrom() + "'" : "") + ")";
     }
 
@@ -133,8 +137,8 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         LeaseClaim<NodeVersion> claim;
         if (!startUp) {
             if (!client.getZookeeperClient().isConnected()) {
-                throw new MachineIdUnavailableException("not connected to ZooKeeper at " + where + "; a lost machine ID is"
-                        + " replaced only through ZooKeeper, never from the cache");
+                throw new MachineIdUnavailableException("not connected to ZooKeeper at " + where + "; a lost machine ID"
+                        + " is replaced only through ZooKeeper, never from the cache");
             }
             claim = register(range, blockSize);
         } else {
@@ -150,24 +154,23 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             }
         }
         nodePath = claim.fence().path();
-        lastUntil = claim.highWater(claim.expiry());
         // Cached at once, from ZooKeeper or not: a run that started from the cache issues up to this lease end
         // without ZooKeeper knowing, and a restart on this host must start after it.
-        cache.write(nodePath, claim.block().first(), blockSize, lastTime, lastUntil, false, log);
+        cache.write(nodePath, claim.block().first(), blockSize, lastTime, claim.highWater(claim.expiry()), false);
         return claim;
     }
 
     private LeaseClaim<NodeVersion> fromCache(MachineIdRange range, int blockSize, String why) {
         long now = timeSource.currentTimeMillis();
-        CachedMachineId.Entry cached = cache.startFrom(range, blockSize, why, now, log);
+        CachedMachineId.Entry cached = cache.startFrom(range, blockSize, why, now);
         lastTime = cached.time();
-        return new LeaseClaim<>(new MachineIdBlock(cached.machineId(), blockSize), now + leaseMillis, cached.until(), null,
-                new NodeVersion(cached.path(), -1));
+        return new LeaseClaim<>(new MachineIdBlock(cached.machineId(), blockSize), now + leaseMillis, cached.until(),
+                null, new NodeVersion(cached.path(), -1));
     }
 
     private LeaseClaim<NodeVersion> register(MachineIdRange range, int blockSize) throws Exception {
-        NamespaceRecord.ensure(client, namespace, namespacePath, foreverPath, range, blockSize);
-        live.claim();
+        ZooKeeperNode.ensureLayout(client, namespace, namespacePath, foreverPath, range, blockSize);
+        live.claim(leaseMillis, reportMillis);
         try {
             return registerLive(range, blockSize);
         } catch (Exception | Error e) {
@@ -186,16 +189,12 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             List<ZooKeeperNode> nodes = ZooKeeperNode.readAll(client, foreverPath, range, blockSize, holdMillis);
             ZooKeeperNode own = nodes.stream().filter(n -> n.owner().equals(owner) && n.machineId() >= 0)
                     .min(Comparator.comparingLong(ZooKeeperNode::sequence)).orElse(null);
-            List<ZooKeeperNode> others = nodes.stream().filter(n -> !n.owner().equals(owner)).toList();
             lastTime = now;
+            if (own != null && now < own.time()) {
+                throw ZooKeeperNode.clockBehind(now, own.time(), " to ZooKeeper", "in " + own.path());
+            }
+            checkClock(now, serverNow, nodes);
             if (own != null) {
-                if (now < own.time()) {
-                    throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
-                            + (own.time() - now) + " ms behind the time it last reported to ZooKeeper, "
-                            + Instant.ofEpochMilli(own.time()) + " (in " + own.path() + "): the clock was set back, and IDs"
-                            + " issued before could repeat. Fix the clock, or start once it has passed that time.");
-                }
-                clocks.checkAgainstOthers(now, serverNow, others);
                 range.checkBlock("the machine ID recorded in " + own.path(), own.machineId(), blockSize);
                 try {
                     // After a clean close the node wrote the exact time of its last ID; otherwise the previous
@@ -212,13 +211,13 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
                     continue; // changed under us (a reclaim); look again
                 }
             }
-            clocks.checkAgainstOthers(now, serverNow, others);
             String path = client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(foreverPath + "/" + owner + "-", ZooKeeperNode.encode(-1, now, now, false, process));
             long sequence = Long.parseLong(path.substring(path.length() - 10));
             if (sequence < range.blocks(blockSize)) {
                 long id = range.blockStart(sequence, blockSize);
-                Stat stat = client.setData().withVersion(0).forPath(path, ZooKeeperNode.encode(id, now, until, false, process));
+                Stat stat = client.setData().withVersion(0).forPath(path,
+                        ZooKeeperNode.encode(id, now, until, false, process));
                 return new LeaseClaim<>(new MachineIdBlock(id, blockSize), until, null, null,
                         new NodeVersion(path, stat.getVersion()));
             }
@@ -227,106 +226,116 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             if (reclaimed != null) {
                 return reclaimed;
             }
-            long held = nodes.stream().filter(n -> n.machineId() >= 0 && range.contains(n.machineId())).count();
-            long oldest = nodes.stream().filter(n -> n.machineId() >= 0).mapToLong(n -> serverNow - n.mtime()).max()
-                    .orElse(0);
-            throw new MachineIdUnavailableException("No " + (blockSize == 1 ? "machine ID" : "block of " + blockSize
-                    + " machine IDs") + " is free in range " + range + " under " + foreverPath + " at " + where + ": the"
-                    + " node sequence has passed the end of the range" + (blockSize == 1 ? "" : " (" + range.blocks(blockSize)
-                    + " blocks of " + blockSize + ")") + ", " + held + " nodes hold " + (blockSize == 1 ? "IDs" : "blocks")
-                    + " in it, and none has gone without a report for reclaimAfter (" + reclaimAfterMillis + "ms; the"
-                    + " longest silence is " + oldest + "ms). Widen the range, use a new namespace, or lower reclaimAfter.");
+            throw stale.full(range, blockSize, nodes, serverNow);
         }
-        throw new MachineIdUnavailableException("Gave up registering under " + foreverPath + ": the nodes kept changing");
+        throw new MachineIdUnavailableException("Gave up registering under " + foreverPath
+                + ": the nodes kept changing");
     }
 
     /**
-     * Writes the current time and {@code highWater} into this node's ZooKeeper node: a report. From the cache, the
-     * node is read first to confirm the ID. {@code highWater} is never below the lease end this node took the ID over
-     * with ({@link LeaseClaim#highWater}), up to which the former holder may issue (a whole lease ahead after an
-     * operator's end, more when its clock runs ahead), so whoever takes the ID from this node starts after that too.
+     * Refuses a start whose clock lies more than maxClockDifference from the average of the other live nodes' clocks,
+     * each moved on by how long ago the ZooKeeper leader ({@code serverNow}) received its report, so that a report
+     * interval does not count as a clock difference.
+     */
+    private void checkClock(long now, long serverNow, List<ZooKeeperNode> nodes) {
+        List<ZooKeeperNode> others = nodes.stream().filter(n -> !n.owner().equals(owner) && !n.closed() && n.time() > 0
+                && serverNow - n.mtime() <= LIVE_INTERVALS * reportMillis).toList();
+        if (others.isEmpty()) {
+            return;
+        }
+        long average = Math.round(others.stream().mapToDouble(n -> n.time() + (serverNow - n.mtime())).sum()
+                / others.size());
+        long difference = now - average;
+        if (Math.abs(difference) > maxClockDifferenceMillis) {
+            throw new MachineIdUnavailableException("This node's clock reads " + Instant.ofEpochMilli(now) + ", "
+                    + Math.abs(difference) + " ms " + (difference < 0 ? "behind" : "ahead of") + " the average of the "
+                    + others.size() + " other live nodes under " + foreverPath + " (" + Instant.ofEpochMilli(average)
+                    + "); at most " + maxClockDifferenceMillis + " ms (maxClockDifference) is allowed. Fix this host's"
+                    + " clock (NTP) and start again.");
+        }
+    }
+
+    /**
+     * A report: writes the current time and {@code highWater} into this node's ZooKeeper node. From the cache, the node
+     * is read first to confirm the ID. {@code highWater} is never below the lease end this node took the ID over with
+     * ({@link LeaseClaim#highWater}), so whoever takes the ID from this node starts after that too.
      */
     @Override
     public Renewal<NodeVersion> renew(LeaseClaim<NodeVersion> held, long expiry, long highWater) throws Exception {
-        NodeVersion fence = held.fence();
-        String path = fence.path();
+        String path = held.fence().path();
         long machineId = held.block().first();
         try {
-            if (fence.fromCache()) {
+            int version = held.fence().version();
+            if (held.fence().fromCache()) {
                 Stat stat = new Stat();
                 Properties fields = ZooKeeperNode.decode(client.getData().storingStatIn(stat).forPath(path));
                 if (Long.parseLong(fields.getProperty("machineId", "-1")) != machineId) {
-                    return Renewal.lost(path + " now records machine ID " + fields.getProperty("machineId") + ": " + fields);
+                    return Renewal.lost(path + " now records machine ID " + fields.getProperty("machineId") + ": "
+                            + fields);
                 }
-                fence = new NodeVersion(path, stat.getVersion());
+                version = stat.getVersion();
                 log.log(Level.INFO, () -> "ZooKeeper at " + where + " confirmed the cached machine ID " + machineId);
             }
-            // As Leaf: never write a time behind one already written.
-            long time = Math.max(timeSource.currentTimeMillis(), lastTime);
-            byte[] data = ZooKeeperNode.encode(machineId, time, highWater, false, process);
-            Stat stat;
-            try {
-                stat = client.setData().withVersion(fence.version()).forPath(path, data);
-            } catch (KeeperException.BadVersionException e) {
-                // Our own write may have gone through with its answer lost (Curator then retries it); only our
-                // process writes these exact bytes.
-                stat = new Stat();
-                byte[] current = client.getData().storingStatIn(stat).forPath(path);
-                if (!Arrays.equals(current, data)) {
-                    return Renewal.lost(Boolean.parseBoolean(ZooKeeperNode.decode(current).getProperty("released"))
-                            ? "its lease on " + path + " was ended by an operator (DELETE /vesta/admin/leases): another"
-                                    + " node may take machine ID " + machineId + " now, after this node's last lease end"
-                            : path + " was rewritten by another process (" + ZooKeeperNode.decode(current) + ")");
-                }
+            lastTime = Math.max(timeSource.currentTimeMillis(), lastTime);
+            Written written = write(path, version, machineId, lastTime, highWater, false);
+            if (written.other() != null) {
+                return Renewal.lost(Boolean.parseBoolean(written.other().getProperty("released"))
+                        ? "its lease on " + path + " was ended by an operator (DELETE /vesta/admin/leases): another"
+                                + " node may take machine ID " + machineId + " now, after this node's last lease end"
+                        : path + " was rewritten by another process (" + written.other() + ")");
             }
-            lastTime = time;
-            lastUntil = highWater;
-            cache.write(path, machineId, held.block().size(), time, highWater, false, log);
+            cache.write(path, machineId, held.block().size(), lastTime, highWater, false);
             live.ensure(log);
-            return Renewal.renewed(new NodeVersion(path, stat.getVersion()));
+            return Renewal.renewed(new NodeVersion(path, written.version()));
         } catch (KeeperException.NoNodeException e) {
             return Renewal.lost(path + " was deleted: another node reclaimed machine ID " + machineId + " after it went"
                     + " without a report for reclaimAfter (" + reclaimAfterMillis + "ms), or it was removed by hand");
         }
     }
 
+    /** A versioned write: the node's version after it, or, when it did not land, the node as found, not ours. */
+    private record Written(int version, Properties other) {
+    }
+
+    /**
+     * Writes {@code time} and {@code until} to this node at {@code version}. When the version has moved on and the
+     * node still holds this process's own write for {@code machineId}, with no operator's end, it was one of ours
+     * whose answer was lost (or that close() interrupted), so the write goes again at the version read.
+     */
+    private Written write(String path, int version, long machineId, long time, long until, boolean closing)
+            throws Exception {
+        byte[] data = ZooKeeperNode.encode(machineId, time, until, closing, process);
+        try {
+            return new Written(client.setData().withVersion(version).forPath(path, data).getVersion(), null);
+        } catch (KeeperException.BadVersionException e) {
+            Stat stat = new Stat();
+            Properties found = ZooKeeperNode.decode(client.getData().storingStatIn(stat).forPath(path));
+            if (!process.equals(found.getProperty("process")) || Boolean.parseBoolean(found.getProperty("released"))
+                    || !String.valueOf(machineId).equals(found.getProperty("machineId"))) {
+                return new Written(-1, found);
+            }
+            return new Written(client.setData().withVersion(stat.getVersion()).forPath(path, data).getVersion(), null);
+        }
+    }
+
     /**
      * The closing report: the exact time of the last ID with a closed mark, so a prompt restart need not wait; the
-     * node stays, so the owner gets the same ID back. Skipped without a connection, so that a shutdown never waits out
-     * Curator's retries against a dead ensemble (without the closing mark a restart merely waits for the lease end of
-     * the last report), and for an ID ZooKeeper has not confirmed.
-     *
-     * <p>A report whose write landed but whose answer this node never had (close() interrupts a report in flight, or
-     * the answer was lost) moved the node's version past the fence: the node is still this process's when its data
-     * names this process, this machine ID and no operator's end, and the closing report is then written at the version
-     * read. {@code highWater} stays right over that report's later {@code until}: no ID was issued under a lease end
-     * this node was not told of.
+     * node stays, so the owner gets the same ID back. Skipped without a connection (a shutdown never waits out
+     * Curator's retries against a dead ensemble) and for an ID ZooKeeper has not confirmed.
      */
     @Override
     public boolean release(LeaseClaim<NodeVersion> held, long now, long highWater) throws Exception {
         if (held.fence().fromCache() || !client.getZookeeperClient().isConnected()) {
             return false;
         }
-        long time = Math.max(now, lastTime);
         String path = held.fence().path();
         long machineId = held.block().first();
-        byte[] data = ZooKeeperNode.encode(machineId, time, highWater, true, process);
+        lastTime = Math.max(now, lastTime);
         try {
-            try {
-                client.setData().withVersion(held.fence().version()).forPath(path, data);
-            } catch (KeeperException.BadVersionException e) {
-                Stat stat = new Stat();
-                Properties current = ZooKeeperNode.decode(client.getData().storingStatIn(stat).forPath(path));
-                if (!process.equals(current.getProperty("process"))
-                        || !String.valueOf(machineId).equals(current.getProperty("machineId"))
-                        || Boolean.parseBoolean(current.getProperty("released"))) {
-                    return false; // ended by an operator, or rewritten by another process: not this one's to close
-                }
-                client.setData().withVersion(stat.getVersion()).forPath(path, data);
+            if (write(path, held.fence().version(), machineId, lastTime, highWater, true).other() != null) {
+                return false; // ended by an operator, or rewritten by another process: not this one's to close
             }
-            lastTime = time;
-            lastUntil = highWater;
-            cache.write(path, machineId, held.block().size(), time, highWater, true, log);
+            cache.write(path, machineId, held.block().size(), lastTime, highWater, true);
             return true;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
             return false; // reclaimed or ended meanwhile: the node is not this one's to close
@@ -338,7 +347,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
     @Override
     public String unreleased(LeaseClaim<NodeVersion> held, long lastWrittenExpiry) {
         return "a restart under owner '" + owner + "' starts after the lease end of the last report, "
-                + Instant.ofEpochMilli(lastUntil);
+                + Instant.ofEpochMilli(held.highWater(lastWrittenExpiry));
     }
 
     @Override
@@ -360,10 +369,6 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         }
     }
 
-    String where() {
-        return where;
-    }
-
     /** Starts the owned Curator client if nothing has yet: a claim at start-up, or the lease admin before any claim. */
     synchronized void start() {
         if (client.getState() == CuratorFrameworkState.LATENT) {
@@ -371,24 +376,12 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         }
     }
 
-    /**
-     * For the lease admin, which may run before (or without) any claim: starts the client and waits up to the
-     * connection timeout for ZooKeeper.
-     */
+    /** For the lease admin, which may run before (or without) any claim: starts the client, waits for ZooKeeper. */
     void connect() throws InterruptedException {
         start();
         if (!client.blockUntilConnected((int) connectionTimeoutMillis, TimeUnit.MILLISECONDS)) {
             throw new MachineIdUnavailableException("No connection to ZooKeeper at " + where + " within "
                     + connectionTimeoutMillis + "ms (connectionTimeout)");
         }
-    }
-
-    /** The node of this owner, once acquired. */
-    String nodePath() {
-        return nodePath;
-    }
-
-    Path cacheFile() {
-        return cache.file();
     }
 }

@@ -13,17 +13,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.LongPredicate;
 
 /**
- * The nodes of the namespace by machine ID. A node is live while its owner's ephemeral live node exists or its
- * last report's lease has not ended. Ending a lease is a write conditional on the node's version that adds
- * {@code released=true} and keeps everything else, {@code until} included: the holder's next report then fails and
- * it stops for good, and another node may reclaim the ID at once (rather than after reclaimAfter), starting after
- * that {@code until}, past every ID the holder could have issued. A node closed cleanly is not live: its closing
- * report's {@code until} is the exact end of its IDs, and it stays its owner's until an operator ends it (or it went
- * without a report for reclaimAfter). Usable from any provider, one that never acquired a machine ID included (an
- * operator's): it lists by the range start and block size the namespace records ({@link NamespaceRecord}).
+ * The nodes of the namespace by machine ID, for an operator. A node is live while its owner's live node exists or its
+ * last report's lease has not ended, unless it closed cleanly (its {@code until} is then the exact end of its IDs).
+ * Ending a lease adds {@code released=true} with a write conditional on the node's version, {@code until} kept: the
+ * holder's next report fails, and another node may reclaim the ID at once, starting after that {@code until}. Works
+ * from any provider, one that never acquired included: it maps nodes to IDs by what the namespace records.
  */
 final class ZooKeeperMachineIdLeases implements MachineIdLeases {
 
@@ -56,102 +54,76 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
             return leases;
         } catch (Exception e) {
             throw new MachineIdUnavailableException("Cannot read the nodes under " + store.foreverPath + " at "
-                    + store.where() + ": " + e, e);
+                    + store.where + ": " + e, e);
         }
     }
 
     /**
      * Ends the lease with a write conditional on the version read. A report of the same holder (the same node, written
-     * by the same process) in between only moved the version: the leases are read again and the end retried, up to
-     * {@value #ATTEMPTS} times, since a holder reporting every interval would otherwise keep the operator from ever
-     * ending it. Anything else in between (a reclaim, a restart of the owner in another process) is refused as
-     * {@code changed}.
+     * by the same process) in between only moved the version: the end is tried again, up to {@value #ATTEMPTS} times,
+     * since a holder reporting every interval would otherwise keep the operator from ever ending it. Anything else in
+     * between (a reclaim, a restart of the owner in another process) is refused as {@code changed}.
      */
     @Override
     public Released release(long machineId, boolean force) {
         ZooKeeperNode previous = null;
-        for (int attempt = 1; ; attempt++) {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             try {
-                return endLease(machineId, force, previous);
-            } catch (HolderReported e) {
-                if (attempt == ATTEMPTS) {
+                long now = store.timeSource.currentTimeMillis();
+                Nodes nodes = nodes();
+                ZooKeeperNode node = nodes.holderOf(machineId);
+                if (previous != null && (node == null || !node.path().equals(previous.path())
+                        || !Objects.equals(node.process(), previous.process()))) {
                     throw changed(machineId);
                 }
-                previous = e.node;
+                if (node == null) {
+                    throw new IllegalArgumentException("No node under " + store.foreverPath + " holds machine ID "
+                            + machineId + ": it was never assigned");
+                }
+                MachineIdLeaseInfo before = info(node, machineId, now);
+                if (before.self()) {
+                    throw new LeaseChangeRefusedException(machineId, "own", "Machine ID " + machineId + " is held by"
+                            + " this process (owner '" + store.owner + "'); stop it to release the ID");
+                }
+                String lease = "The lease of owner '" + node.owner() + "' on machine ID " + machineId;
+                if (node.released()) {
+                    return new Released(before, before, false, lease + " was ended already; another node may"
+                            + " reclaim it (after " + before.highWater() + ")");
+                }
+                if (before.live() && !force) {
+                    throw new LeaseChangeRefusedException(machineId, "live", lease + " is live (its live node exists,"
+                            + " or its lease runs until " + before.leaseExpiry() + "): its holder may be running. Stop"
+                            + " it, or force the release if its process is gone");
+                }
+                try {
+                    store.client.setData().withVersion(node.version()).forPath(node.path(), node.releasedData());
+                } catch (KeeperException.BadVersionException e) {
+                    previous = node;
+                    continue;
+                }
+                MachineIdLeaseInfo after = info(nodes().holderOf(machineId), machineId, now);
+                String ended = "Ended the lease of owner '" + node.owner() + "' on machine ID " + machineId;
+                store.log.log(Level.WARNING, () -> ended + " (" + node.path() + ")" + (before.live() ? " by force" : "")
+                        + "; the next holder starts after " + before.highWater());
+                return new Released(before, after, true, ended + (nodes.blockSize() > 1 ? " and the rest of its block"
+                        : "") + "; another node may reclaim it at once, starting after " + before.highWater()
+                        + (before.live() ? ", and its holder stops issuing at its next report" : ""));
+            } catch (KeeperException.NoNodeException e) {
+                throw changed(machineId);
+            } catch (IllegalArgumentException | LeaseChangeRefusedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " under "
+                        + store.foreverPath + " at " + store.where + ": " + e, e);
             }
         }
-    }
-
-    /** The holder's node moved on by a report of its own while its lease was being ended. */
-    private static final class HolderReported extends Exception {
-
-        final transient ZooKeeperNode node;
-
-        HolderReported(ZooKeeperNode node) {
-            super(null, null, false, false);
-            this.node = node;
-        }
+        throw changed(machineId);
     }
 
     private static LeaseChangeRefusedException changed(long machineId) {
         return new LeaseChangeRefusedException(machineId, "changed", "The node of machine ID " + machineId
                 + " changed while its lease was being ended (its holder reported, or it was reclaimed); read the"
                 + " leases again");
-    }
-
-    private static String process(ZooKeeperNode node) {
-        return ZooKeeperNode.decode(node.data()).getProperty("process");
-    }
-
-    private Released endLease(long machineId, boolean force, ZooKeeperNode previous) throws HolderReported {
-        try {
-            long now = store.timeSource.currentTimeMillis();
-            Nodes nodes = nodes();
-            ZooKeeperNode node = nodes.holderOf(machineId);
-            if (previous != null && (node == null || !node.path().equals(previous.path())
-                    || !java.util.Objects.equals(process(node), process(previous)))) {
-                throw changed(machineId);
-            }
-            if (node == null) {
-                throw new IllegalArgumentException("No node under " + store.foreverPath + " holds machine ID " + machineId
-                        + ": it was never assigned");
-            }
-            MachineIdLeaseInfo before = info(node, machineId, now);
-            if (before.self()) {
-                throw new LeaseChangeRefusedException(machineId, "own", "Machine ID " + machineId + " is held by this"
-                        + " process (owner '" + store.owner + "'); stop it to release the ID");
-            }
-            String lease = "The lease of owner '" + node.owner() + "' on machine ID " + machineId;
-            if (node.released()) {
-                return new Released(before, before, false, lease + " was ended already; another node may reclaim it"
-                        + " (after " + before.highWater() + ")");
-            }
-            if (before.live() && !force) {
-                throw new LeaseChangeRefusedException(machineId, "live", lease + " is live (its live node exists, or its"
-                        + " lease runs until " + before.leaseExpiry() + "): its holder may be running. Stop it, or force"
-                        + " the release if its process is gone");
-            }
-            try {
-                store.client.setData().withVersion(node.version()).forPath(node.path(), node.releasedData());
-            } catch (KeeperException.BadVersionException e) {
-                throw new HolderReported(node);
-            }
-            MachineIdLeaseInfo after = info(nodes().holderOf(machineId), machineId, now);
-            store.log.log(Level.WARNING, () -> "Ended the lease of owner '" + node.owner() + "' on machine ID "
-                    + machineId + " (" + node.path() + ")" + (before.live() ? " by force" : "")
-                    + "; the next holder starts after " + before.highWater());
-            return new Released(before, after, true, "Ended the lease of owner '" + node.owner() + "' on machine ID "
-                    + machineId + (nodes.blockSize() > 1 ? " and the rest of its block" : "") + "; another node may"
-                    + " reclaim it at once, starting after " + before.highWater() + (before.live()
-                            ? ", and its holder stops issuing at its next report" : ""));
-        } catch (KeeperException.NoNodeException e) {
-            throw changed(machineId);
-        } catch (HolderReported | IllegalArgumentException | LeaseChangeRefusedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new MachineIdUnavailableException("Cannot end the lease on machine ID " + machineId + " under "
-                    + store.foreverPath + " at " + store.where() + ": " + e, e);
-        }
     }
 
     /** The namespace's nodes and its block size. */
@@ -167,12 +139,11 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
     /**
      * The namespace's nodes, by the range start and block size it records; none before a node registered. A node
      * created a moment ago, whose ID is not written yet, is taken to hold its sequence's block from the range start up
-     * to the last machine ID (the admin does not know the registering node's range end; a node whose sequence is past
-     * it deletes itself at once).
+     * to the last machine ID (the range end is the registering node's; one past it deletes its node at once).
      */
     private Nodes nodes() throws Exception {
         store.connect();
-        NamespaceRecord.Layout layout = NamespaceRecord.read(store.client, store.namespacePath);
+        ZooKeeperNode.Layout layout = ZooKeeperNode.readLayout(store.client, store.namespacePath);
         if (layout == null) {
             return new Nodes(List.of(), 1);
         }
@@ -186,7 +157,7 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
     }
 
     private MachineIdLeaseInfo info(ZooKeeperNode node, long id, long now) throws Exception {
-        boolean liveNode = LiveOwnerNode.exists(store.client, store.namespacePath, node.owner());
+        boolean liveNode = LiveOwnerNode.exists(store.client, store.namespace, node.owner());
         // A clean close gave the ID back: its until is the exact end of its IDs, not a lease still running.
         boolean live = !node.released() && !node.closed() && (liveNode || node.until() > now);
         return new MachineIdLeaseInfo(id, live ? MachineIdLeaseInfo.State.LIVE : MachineIdLeaseInfo.State.EXPIRED,

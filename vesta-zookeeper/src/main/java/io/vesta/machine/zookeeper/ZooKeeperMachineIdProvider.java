@@ -7,11 +7,9 @@ import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
 import io.vesta.machine.LeasedProviderBuilder;
-import io.vesta.machine.MachineIdCacheFile;
 import io.vesta.machine.MachineIdRange;
 import org.apache.curator.framework.CuratorFramework;
 
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -19,43 +17,21 @@ import java.util.regex.Pattern;
 
 /**
  * Machine IDs from ZooKeeper, the way Meituan's Leaf-snowflake assigns them: each owner (a stable name such as
- * {@code ip:port}) has a persistent sequential node {@code /vesta/{namespace}/forever/{owner}-0000000007}
- * whose sequence, offset by the range start, is its machine ID for good; a restart finds the node by the
- * owner's name and gets the same ID. Ships in vesta-zookeeper, which brings Curator.
+ * {@code ip:port}) has a persistent sequential node {@code /vesta/{namespace}/forever/{owner}-0000000007} whose
+ * sequence, offset by the range start, is its machine ID for good (with blocks, {@link #acquire(MachineIdRange, int)},
+ * sequence {@code n} holds the range's aligned block {@code n}); a restart finds the node by the owner's name and gets
+ * the same ID. Ships in vesta-zookeeper, which brings Curator.
  *
- * <p>Every {@code reportInterval} (3 s) the node writes its current time and lease end into its node. At start-up it
- * refuses when its clock is behind the time it last wrote (the clock was set back, IDs could repeat) or differs by
- * more than {@code maxClockDifference} from the average of the other live nodes' clocks ({@link ClockAgreement}). The
- * ID is also cached in a local file; when ZooKeeper cannot be reached at start-up the cached ID is used, so ZooKeeper
- * being down never stops a restart ({@link CachedMachineId}).
- *
- * <p>With blocks ({@link #acquire(MachineIdRange, int)}), sequence {@code n} holds the range's aligned block {@code n}.
- * A namespace records its block size beside its range start ({@link NamespaceRecord}), and a node with another block
- * size is refused there, since the two would map sequences to overlapping IDs.
- *
- * <p>When the sequence has passed the end of the range, a node takes over the ID of a node that has not
- * reported for {@code reclaimAfter} (7 days): pods whose addresses churn would otherwise use the range up.
- *
- * <p>The lease, and why two processes never issue under one ID at once: every report writes, beside the time,
- * the end of the node's lease ({@code until}, the time plus {@code lease}, 30 s by default), and the node issues
- * only before the {@code until} of its last successful report. Whoever takes a node over (the same owner
- * restarting, or a reclaim) does so with a write conditional on the node's version, and starts after the
- * {@code until} it read ({@link #notBefore()}): a report of the holder between that read and the write changes
- * the version and makes the taker read again; after the write, the holder's next report fails and it stops for
- * good, and it never issued past the {@code until} the taker started after. Every {@code until} the taker writes
- * afterwards (its reports, its closing report) is at least that one, so whoever takes the ID from it in turn starts
- * after the former holder's IDs too. Both bounds are the holder's own clock readings, so clocks far apart cannot make
- * the two overlap. A node cut off from ZooKeeper stops issuing when its lease runs out, which is the price of that
- * guarantee (it used to issue for half of {@code reclaimAfter}). A node that lost its node registers again by itself.
- *
- * <p>Each process holding an owner also keeps an ephemeral node {@code /vesta/{namespace}/live/{owner}}
- * ({@link LiveOwnerNode}). A second live process under the same owner (a copied configuration, two containers with
- * one address) finds it and is refused after waiting up to a lease for it to go, which is what a crashed process's
- * node does when its session expires. The owned Curator client's session timeout is the lease.
- *
- * <p>The local lease, the reporter thread, losing the ID, registering again and the bounded close are the shared
- * {@link LeasedMachineIdProvider}'s, and the cache is the shared {@link MachineIdCacheFile}; the nodes and their
- * versioned writes are {@link ZooKeeperLeaseBackend}'s.
+ * <p>Every {@code reportInterval} (3 s) the node writes its time and lease end ({@code until}) into its node with a
+ * write conditional on the node's version, and issues only before the {@code until} of its last successful report.
+ * Whoever takes the node over (the same owner restarting, a reclaim once the sequence has passed the range's end and
+ * the node went {@code reclaimAfter} without a report, or after an operator's end) writes the same way and starts
+ * after the {@code until} it read ({@link #notBefore()}), past every ID the former holder could issue. Beside that: an
+ * ephemeral live node refuses a second live process under one owner, the namespace node records the range start and
+ * block size, a start refuses a clock behind its own last report or more than {@code maxClockDifference} from the
+ * other live nodes', and a local cache file lets a node restart while ZooKeeper is down. docs/machine-ids.md
+ * ("ZooKeeper") gives the whole argument. The lease itself (reports, losing the ID and registering again, the bounded
+ * close) is the shared {@link LeasedMachineIdProvider}'s; the nodes are {@link ZooKeeperLeaseBackend}'s.
  */
 public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvider {
 
@@ -81,8 +57,8 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
 
     private final ZooKeeperLeaseBackend store;
 
-    private ZooKeeperMachineIdProvider(ZooKeeperLeaseBackend store, LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend,
-            LeaseSettings settings) {
+    private ZooKeeperMachineIdProvider(ZooKeeperLeaseBackend store,
+            LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, LeaseSettings settings) {
         super(new LeasedMachineIdProvider<>(backend, settings, "ZooKeeperMachineIdProvider", LOG));
         this.store = store;
     }
@@ -102,22 +78,7 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
      * Returns whether the lease is held afterwards.
      */
     boolean report() {
-        return ((LeasedMachineIdProvider<?>) engine()).renewNow();
-    }
-
-    /**
-     * Stops reporting and writes the exact time of the last ID with a closed mark, so a prompt restart need not
-     * wait; the node stays, so the owner gets the same ID back. Closes the Curator client if it is the
-     * provider's own. Call after the last ID.
-     *
-     * <p>Returns within {@link #closeTimeout()} (four connection timeouts and a second) whatever ZooKeeper does: the
-     * closing report waits for a report in flight (which close() interrupts), and is skipped without a connection, so
-     * that a shutdown never waits out Curator's retries against a dead ensemble. Without the closing mark a restart
-     * merely waits for the lease end of the last report.
-     */
-    @Override
-    public void close() {
-        super.close();
+        return engine().renewNow();
     }
 
     public String namespace() {
@@ -125,12 +86,12 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
     }
 
     public Path cacheFile() {
-        return store.cacheFile();
+        return store.cache.file();
     }
 
     /** The ZooKeeper node of this owner, once acquired. */
     public String nodePath() {
-        return store.nodePath();
+        return store.nodePath;
     }
 
     CuratorFramework client() {
@@ -145,11 +106,11 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
         return DefaultOwner.hostAddressAndPid();
     }
 
-    static String defaultOwner(String hostName, java.util.Collection<InetAddress> addresses, long pid) {
-        return DefaultOwner.hostAddressAndPid(hostName, addresses, pid);
-    }
-
-    /** Settings of a {@link ZooKeeperMachineIdProvider}; every setting is checked in {@link #build()}. */
+    /**
+     * Settings of a {@link ZooKeeperMachineIdProvider}; every setting is checked in {@link #build()}. The lease (how
+     * long a node issues after its last successful report) is 30 s by default, or half of reclaimAfter if that is
+     * shorter, and lies between 3 report intervals and half of reclaimAfter.
+     */
     public static final class Builder extends LeasedProviderBuilder<Builder> {
 
         final String connectString;
@@ -166,7 +127,7 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
             this.client = client;
         }
 
-        /** The part of {@code /vesta/{namespace}/forever} that separates ID spaces; {@value #DEFAULT_NAMESPACE} by default. */
+        /** The part of {@code /vesta/{namespace}} that separates ID spaces; {@value #DEFAULT_NAMESPACE} by default. */
         public Builder namespace(String namespace) {
             this.namespace = namespace;
             return this;
@@ -187,17 +148,6 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
         public Builder reclaimAfter(Duration reclaimAfter) {
             this.reclaimAfter = reclaimAfter;
             return this;
-        }
-
-        /**
-         * How long the node issues after its last successful report; 30 s by default (or half of reclaimAfter, if
-         * that is shorter), at least 3 report intervals and at most half of reclaimAfter. A node cut off from
-         * ZooKeeper for longer stops issuing, and a process restarted under the same owner after a crash starts after
-         * the crashed run's lease end.
-         */
-        @Override
-        public Builder lease(Duration lease) {
-            return super.lease(lease);
         }
 
         /** How long start-up waits for ZooKeeper before it falls back on the cached ID; 5 s by default. */
@@ -224,12 +174,12 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
         ZooKeeperMachineIdProvider build(UnaryOperator<LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>> wrap) {
             String prefix = settingPrefix;
             if (client == null && (connectString == null || connectString.isBlank())) {
-                throw new InvalidSettingException(prefix + "connect-string", connectString,
-                        "a ZooKeeper connect string such as 127.0.0.1:2181", connectString == null ? "is required" : "is blank");
+                throw new InvalidSettingException(prefix + "connect-string", connectString, "a ZooKeeper connect string"
+                        + " such as 127.0.0.1:2181", connectString == null ? "is required" : "is blank");
             }
-            if (namespace == null || !NAMESPACE.matcher(namespace).matches() || namespace.equals(".") || namespace.equals("..")) {
-                throw new InvalidSettingException(prefix + "namespace", namespace, "1 to 100 letters, digits, '_', '-' or"
-                        + " '.', other than '.' and '..'", namespace == null ? "is required" : "is not allowed");
+            if (namespace == null || !NAMESPACE.matcher(namespace).matches() || namespace.matches("\\.{1,2}")) {
+                throw new InvalidSettingException(prefix + "namespace", namespace, "1 to 100 letters, digits, '_', '-'"
+                        + " or '.', other than '.' and '..'", namespace == null ? "is required" : "is not allowed");
             }
             // Checked here, not only with the lease: reclaim-after's floor and the lease's are multiples of it.
             String interval = prefix + "report-interval";
@@ -248,7 +198,7 @@ public final class ZooKeeperMachineIdProvider extends ForwardingMachineIdProvide
             LeaseSettings settings = settings(new LeaseSettings.Limits(MAX_OWNER_LENGTH,
                     renewal().multipliedBy(LeaseSettings.RENEWALS_PER_LEASE), half, " (at least "
                     + LeaseSettings.RENEWALS_PER_LEASE + " times " + interval + ", at most half of " + reclaim + ")",
-                    MIN_REPORT_INTERVAL, MAX_REPORT_INTERVAL, "report-interval"), ZooKeeperMachineIdProvider::defaultOwner);
+                    MIN_REPORT_INTERVAL, MAX_REPORT_INTERVAL, "report-interval"), DefaultOwner::hostAddressAndPid);
             if (!OWNER.matcher(settings.owner()).matches()) {
                 throw new InvalidSettingException(prefix + "owner", settings.owner(), "1 to " + MAX_OWNER_LENGTH
                         + " characters without '/', white space or control characters", "is not allowed");

@@ -1,5 +1,6 @@
 package io.vesta.machine.zookeeper;
 
+import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.LeaseBackend;
 import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdLeaseInfo;
@@ -40,6 +41,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 
@@ -330,7 +332,7 @@ class ZooKeeperMachineIdProviderTest {
         ManualTimeSource clock = new ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
         // Reports only when the test makes one: a second report would find the version moved too.
         ZooKeeperMachineIdProvider provider = builder(server.getConnectString(), "10.0.0.1:8080", clock)
-                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew"));
+                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew", new AtomicInteger(Integer.MAX_VALUE)));
         toClose.add(provider);
         EmbeddedIdService service = service(provider, clock);
         long last = service.genId();
@@ -347,6 +349,30 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(closed.live()).as("a node closed cleanly").isFalse();
         assertThat(closed.highWater().toEpochMilli()).as("the closing report's mark").isGreaterThan(lastTime)
                 .isLessThanOrEqualTo(clock.currentTimeMillis() + 1);
+    }
+
+    /**
+     * A report whose write landed but whose answer was lost moved the node's version past the one the provider knows.
+     * The next report finds the node still holding this process's own write, not another process's: it keeps the
+     * lease instead of dropping it and claiming again.
+     */
+    @Test
+    void aReportAfterAReportWhoseAnswerWasLostKeepsTheLease() throws Exception {
+        ManualTimeSource clock = new ManualTimeSource(java.time.Instant.parse("2026-06-01T12:00:00Z"));
+        AtomicInteger answersToLose = new AtomicInteger(1);
+        ZooKeeperMachineIdProvider provider = builder(server.getConnectString(), "10.0.0.1:8080", clock)
+                .reportInterval(Duration.ofSeconds(10)).build(backend -> answerLost(backend, "renew", answersToLose));
+        toClose.add(provider);
+        EmbeddedIdService service = service(provider, clock);
+        service.genId();
+        clock.advance(Duration.ofMillis(5));
+        provider.report(); // lands; its answer does not come
+        clock.advance(Duration.ofMillis(5));
+
+        assertThat(provider.report()).as("the next report").isTrue();
+        assertThat(provider.lease().lostReason()).isNull();
+        assertThat(provider.grant().orElseThrow().number()).as("the first grant, not one claimed again").isEqualTo(1);
+        assertThat(service.genId()).isPositive();
     }
 
     /**
@@ -371,10 +397,13 @@ class ZooKeeperMachineIdProviderTest {
                         + " 1 other live nodes under /vesta/" + namespace + "/forever .*");
     }
 
-    /** {@code backend} whose calls of {@code method} land in ZooKeeper and then fail, as an answer lost on the way. */
+    /**
+     * {@code backend} whose calls of {@code method} land in ZooKeeper and then fail, as an answer lost on the way, while
+     * {@code times} counts down to zero.
+     */
     @SuppressWarnings("unchecked")
     private static LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> answerLost(
-            LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, String method) {
+            LeaseBackend<ZooKeeperLeaseBackend.NodeVersion> backend, String method, AtomicInteger times) {
         return (LeaseBackend<ZooKeeperLeaseBackend.NodeVersion>) Proxy.newProxyInstance(
                 LeaseBackend.class.getClassLoader(), new Class<?>[] {LeaseBackend.class}, (proxy, called, args) -> {
                     Object result;
@@ -383,7 +412,7 @@ class ZooKeeperMachineIdProviderTest {
                     } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
-                    if (called.getName().equals(method)) {
+                    if (called.getName().equals(method) && times.getAndDecrement() > 0) {
                         throw new org.apache.zookeeper.KeeperException.ConnectionLossException();
                     }
                     return result;
@@ -412,12 +441,12 @@ class ZooKeeperMachineIdProviderTest {
     void theDefaultOwnerTellsContainersWithTheSameAddressApart() throws Exception {
         List<java.net.InetAddress> bridge = List.of(java.net.InetAddress.getByName("127.0.0.1"),
                 java.net.InetAddress.getByName("172.17.0.2"));
-        String one = ZooKeeperMachineIdProvider.defaultOwner("3f2a9c1b7d4e", bridge, 1);
-        String other = ZooKeeperMachineIdProvider.defaultOwner("8c7b6a5d4e3f", bridge, 1);
+        String one = DefaultOwner.hostAddressAndPid("3f2a9c1b7d4e", bridge, 1);
+        String other = DefaultOwner.hostAddressAndPid("8c7b6a5d4e3f", bridge, 1);
 
         assertThat(one).isEqualTo("3f2a9c1b7d4e@172.17.0.2:1");
         assertThat(other).isNotEqualTo(one);
-        assertThat(ZooKeeperMachineIdProvider.defaultOwner("odd/name with:parts", bridge, 7)).isEqualTo("odd_name_with_parts@172.17.0.2:7");
+        assertThat(DefaultOwner.hostAddressAndPid("odd/name with:parts", bridge, 7)).isEqualTo("odd_name_with_parts@172.17.0.2:7");
         assertThat(ZooKeeperMachineIdProvider.defaultOwner()).matches("[^/\\s@]+@[0-9.]+:\\d+");
     }
 
@@ -650,13 +679,13 @@ class ZooKeeperMachineIdProviderTest {
         ZooKeeperMachineIdProvider admin = provider("10.0.0.2:8080", TimeSource.system());
         assertThat(admin.acquire(range)).isEqualTo(1);
         long heldByA;
+        ZooKeeperMachineIdProvider b = provider("10.0.0.3:8080", TimeSource.system());
+        // A stays silent until B has claimed, or A would register again and take its own node back first.
         synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             assertThat(admin.leases().orElseThrow().release(0, true).ended()).isTrue();
+            assertThat(b.acquire(range)).isZero();
         }
-
-        ZooKeeperMachineIdProvider b = provider("10.0.0.3:8080", TimeSource.system());
-        assertThat(b.acquire(range)).isZero();
         assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
         b.close();
         ZooKeeperMachineIdProvider restarted = provider("10.0.0.3:8080", TimeSource.system());
@@ -680,24 +709,25 @@ class ZooKeeperMachineIdProviderTest {
         assertThat(admin.acquire(range)).isEqualTo(1);
         MachineIdLeases leases = admin.leases().orElseThrow();
         long heldByA;
+        ZooKeeperMachineIdProvider b = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        ZooKeeperMachineIdProvider c = provider(builder(server.getConnectString(), "10.0.0.4:8080", TimeSource.system())
+                .maxClockDifference(Duration.ofMinutes(1)));
+        // The former holders stay silent until the next has claimed: one that reports finds its lease ended and
+        // registers again, taking its own node (or the next ended one) back first on a loaded machine.
         synchronized (reports(a)) {
             heldByA = a.lease().heldUntil();
             assertThat(leases.release(0, true).ended()).isTrue();
+            assertThat(b.acquire(range)).isZero();
+            assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
+            synchronized (reports(b)) {
+                assertThat(b.report()).isTrue();
+                assertThat(leases.list(range).get(0).highWater().toEpochMilli()).as("the lease end B reported")
+                        .isGreaterThanOrEqualTo(heldByA);
+                assertThat(leases.release(0, true).ended()).isTrue();
+                assertThat(c.acquire(range)).isZero();
+            }
         }
-
-        ZooKeeperMachineIdProvider b = provider(builder(server.getConnectString(), "10.0.0.3:8080", TimeSource.system())
-                .maxClockDifference(Duration.ofMinutes(1)));
-        assertThat(b.acquire(range)).isZero();
-        assertThat(b.notBefore().getAsLong()).isGreaterThanOrEqualTo(heldByA);
-        synchronized (reports(b)) {
-            assertThat(b.report()).isTrue();
-            assertThat(leases.list(range).get(0).highWater().toEpochMilli()).as("the lease end B reported")
-                    .isGreaterThanOrEqualTo(heldByA);
-            assertThat(leases.release(0, true).ended()).isTrue();
-        }
-        ZooKeeperMachineIdProvider c = provider(builder(server.getConnectString(), "10.0.0.4:8080", TimeSource.system())
-                .maxClockDifference(Duration.ofMinutes(1)));
-        assertThat(c.acquire(range)).isZero();
         assertThat(c.notBefore().getAsLong()).as("C starts after everything A could issue").isGreaterThanOrEqualTo(heldByA);
     }
 
