@@ -7,7 +7,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.vesta.machine.MachineIdUnavailableException;
-import io.vesta.machine.RecordLeases;
+import io.vesta.machine.RecordLeaseBackend;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -221,7 +221,7 @@ class RedisLeaseStore implements AutoCloseable {
      * random value per claim that every renewal and release must present.
      */
     record Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner, String raw)
-            implements RecordLeases.Record {
+            implements RecordLeaseBackend.Record {
 
         Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner) {
             this(machineId, generation, leaseExpiry, highWater, token, owner, null);
