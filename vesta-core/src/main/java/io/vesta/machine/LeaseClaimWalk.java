@@ -50,13 +50,7 @@ public final class LeaseClaimWalk {
         }
     }
 
-    /**
-     * The store's side of the walk.
-     * @param <S> one read of the store
-     * @param <R> a lease record
-     * @param <C> a claim
-     * @param <X> what the store's calls throw
-     */
+    /** The store's side of the walk: {@code S} one read of it, {@code R} a record, {@code C} a claim. */
     public interface Store<S, R extends Record, C, X extends Exception> {
 
         /** Reads the records (at least those of the range). */

@@ -140,9 +140,9 @@ public abstract class RecordLeaseBackend<F, R extends RecordLeaseBackend.Record,
                     @Override
                     public RuntimeException gaveUp(int rounds) {
                         return new MachineIdUnavailableException("Gave up leasing " + blocks(blockSize) + " from "
-                                + store() + " (range " + range + ") after " + rounds + " rounds in which every candidate"
-                                + " changed before this node could take it (other nodes claiming the same IDs, or a live"
-                                + " process of owner '" + owner + "' renewing its " + record + ")");
+                                + store() + " (range " + range + ") after " + rounds + " rounds in which every"
+                                + " candidate changed before this node could take it (other nodes claiming the same"
+                                + " IDs, or a live process of owner '" + owner + "' renewing its " + record + ")");
                     }
                 });
     }

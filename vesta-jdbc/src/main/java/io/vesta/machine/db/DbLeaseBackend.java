@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * no {@code SELECT ... FOR UPDATE}): docs/reliability.md, "Why the lease writes are safe". Every statement runs in
  * auto-commit, a take in one transaction, each with the query timeout.
  */
-final class DbLeaseBackend extends RecordLeaseBackend<Long, DbLeaseBackend.Row, NavigableMap<Long, DbLeaseBackend.Row>> {
+final class DbLeaseBackend
+        extends RecordLeaseBackend<Long, DbLeaseBackend.Row, NavigableMap<Long, DbLeaseBackend.Row>> {
 
     /** An identifier, optionally schema-qualified: no quoting, so nothing the user typed can reach the SQL. */
     static final TableScript SCRIPT = new TableScript("io/vesta/machine/db", DbMachineIdProvider.DEFAULT_TABLE);
@@ -150,7 +151,7 @@ final class DbLeaseBackend extends RecordLeaseBackend<Long, DbLeaseBackend.Row, 
                 : Renewal.lost(lostReason(held));
     }
 
-    /** The renewal's statement with the release's expiry and mark: the generation makes it a no-op on rows taken over. */
+    /** The renewal's statement with the release's expiry and mark: a no-op on rows taken over. */
     @Override
     public boolean release(LeaseClaim<Long> held, long now, long highWater) throws SQLException {
         return write(held, now, highWater) > 0;
