@@ -6,17 +6,12 @@ import java.util.function.LongPredicate;
 
 /**
  * The store's part of a leased machine ID: what a database table, a Redis hash or a ZooKeeper namespace does for a
- * {@link LeasedMachineIdProvider}, which runs the rest of the protocol (acquiring, renewing, losing, claiming again,
- * closing, the local lease the generator reads) once for every store.
- *
- * <p>Every write that changes a lease is fenced: it succeeds only if the store still holds exactly what this node read
- * or wrote last (a row's generation, expiry and high water in the {@code WHERE}, a Redis fencing token checked in Lua, a
- * ZooKeeper node's version). That fence is the backend's; the provider only carries it, as {@code F}, from one call to
- * the next.
- *
- * <p>The provider calls {@link #claim}, {@link #renew}, {@link #release} and {@link #close} one at a time, never two at
- * once, and never {@code renew} or {@code release} with a claim other than the last one it was given. The operations of
- * {@link #leases} run on an operator's thread, beside them.
+ * {@link LeasedMachineIdProvider}, which runs the rest of the protocol once for every store. Every write that changes a
+ * lease is fenced: it succeeds only if the store still holds exactly what this node read or wrote last (a row's
+ * generation, a Redis token, a ZooKeeper node version); the fence {@code F} is the backend's, the provider only carries
+ * it. The provider calls {@link #claim}, {@link #renew}, {@link #release} and {@link #close} one at a time, and never
+ * {@code renew} or {@code release} with a claim other than the last one it was given; {@link #leases} runs on an
+ * operator's thread beside them. A store with one record per machine ID extends {@link RecordLeaseBackend}.
  *
  * @param <F> what fences this node's writes
  */
@@ -41,16 +36,12 @@ public interface LeaseBackend<F> {
 
     /**
      * Claims a block of {@code blockSize} machine IDs of {@code range}, whole or not at all, with a fenced write: the
-     * owner's own block first, so that a restart gets its IDs back, else the lowest block that is free. At start-up
-     * ({@code startUp}) the owner's block is taken even while its lease runs, since it is a previous run of this node;
-     * after a loss it is not, since a live lease of the owner is then the process that took the block over.
+     * owner's own block first (at start-up even while its lease runs: a previous run of this node; after a loss not,
+     * as it is then the process that took the block over), else the lowest block that is free.
      *
-     * @return the block, confirmed by the store until {@link LeaseClaim#expiry()}, and the high water its IDs must
-     *         start after
-     * @throws MachineIdUnavailableException when the store answered and no block can be had (the range full, every
-     *         candidate taken before this node could take it); its message is shown as it is
-     * @throws IllegalArgumentException when the store cannot be used with {@code range} or {@code blockSize} (a
-     *         namespace recorded for another range, a machine ID recorded outside it); shown as it is
+     * @return the block, confirmed until {@link LeaseClaim#expiry()}, and the high water its IDs start after
+     * @throws MachineIdUnavailableException when no block can be had (the range full, every candidate taken first)
+     * @throws IllegalArgumentException when the store cannot be used with {@code range} or {@code blockSize}
      * @throws Exception when the store could not be asked; the provider says what it was asked
      */
     LeaseClaim<F> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception;

@@ -34,15 +34,4 @@ public record LeaseClaim<F>(MachineIdBlock block, long expiry, Long notBefore, S
     public long releaseMark(long confirmedExpiry, long now) {
         return highWater(Math.min(confirmedExpiry, now + 1));
     }
-
-    /**
-     * A record store's provider, for humans ({@link LeaseBackend#describe}): {@code "db (table vesta_machine, owner
-     * 'a', taken over from 'b')"}.
-     * @param held the block held now, or null
-     */
-    public static String describe(String strategy, String store, String owner, LeaseClaim<?> held) {
-        String from = held == null ? null : held.takenFrom();
-        return strategy + " (" + store + ", owner '" + owner + "'" + (from != null ? ", taken over from '" + from + "'"
-                : "") + ")";
-    }
 }

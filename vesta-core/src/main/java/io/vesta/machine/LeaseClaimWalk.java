@@ -2,7 +2,6 @@ package io.vesta.machine;
 
 import io.vesta.time.TimeSource;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -51,13 +50,7 @@ public final class LeaseClaimWalk {
         }
     }
 
-    /**
-     * The store's side of the walk.
-     * @param <S> one read of the store
-     * @param <R> a lease record
-     * @param <C> a claim
-     * @param <X> what the store's calls throw
-     */
+    /** The store's side of the walk: {@code S} one read of it, {@code R} a record, {@code C} a claim. */
     public interface Store<S, R extends Record, C, X extends Exception> {
 
         /** Reads the records (at least those of the range). */
@@ -77,12 +70,6 @@ public final class LeaseClaimWalk {
 
         /** Every candidate changed before it could be taken, {@code rounds} times. */
         RuntimeException gaveUp(int rounds);
-    }
-
-    /** Claims a block of {@code blockSize} machine IDs of {@code range} for {@code owner}, at start-up. */
-    public static <S, R extends Record, C, X extends Exception> C claim(MachineIdRange range, int blockSize, String owner,
-            TimeSource timeSource, Store<S, R, C, X> store) throws X {
-        return claim(range, blockSize, owner, true, timeSource, store);
     }
 
     /**
@@ -139,42 +126,6 @@ public final class LeaseClaimWalk {
             }
         }
         throw store.gaveUp(maxRounds);
-    }
-
-    /**
-     * The error of {@link Store#rangeFull}, in the store's words: no block of {@code blockSize} in {@code range} is
-     * free.
-     * @param store   the store, as in {@code "table vesta_machine"}
-     * @param records what holds a lease, plural: {@code "rows"}, {@code "entries"}
-     */
-    public static MachineIdUnavailableException rangeFull(String store, String records, MachineIdRange range,
-            int blockSize, Collection<? extends Record> inRange, long now) {
-        long live = inRange.stream().filter(r -> r.leaseExpiry() > now).count();
-        long nextExpiry = inRange.stream().mapToLong(Record::leaseExpiry).filter(e -> e > now).min().orElse(now);
-        if (blockSize == 1) {
-            return new MachineIdUnavailableException("No machine ID is free in range " + range + " of " + store
-                    + ": " + live + " " + records + " hold a live lease on all " + range.size() + " IDs of the range"
-                    + " (the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a node, widen the"
-                    + " range, or wait for a lease to end.");
-        }
-        long blocks = range.blocks(blockSize);
-        return new MachineIdUnavailableException("No block of " + blockSize + " machine IDs is free in range " + range
-                + " of " + store + ": the range holds " + blocks + " blocks of " + blockSize + " (so " + blocks
-                + " nodes with this block size), and each has a live lease on at least one of its IDs (" + live
-                + " live " + records + "; the first lease ends at " + Instant.ofEpochMilli(nextExpiry) + "). Stop a"
-                + " node, widen the range, lower the block size, or wait for a lease to end.");
-    }
-
-    /**
-     * The error of {@link Store#gaveUp}, in the store's words.
-     * @param record what holds a lease: {@code "row"}, {@code "entry"}
-     */
-    public static MachineIdUnavailableException gaveUp(String store, String record, String owner, MachineIdRange range,
-            int blockSize, int rounds) {
-        return new MachineIdUnavailableException("Gave up leasing " + (blockSize == 1 ? "a machine ID" : "a block of "
-                + blockSize + " machine IDs") + " from " + store + " (range " + range + ") after " + rounds
-                + " rounds in which every candidate changed before this node could take it (other nodes claiming the"
-                + " same IDs, or a live process of owner '" + owner + "' renewing its " + record + ")");
     }
 
     /** The records of the block starting at {@code first}, by offset; null where a machine ID has none. */

@@ -56,9 +56,8 @@ final class LeaseHolding<F> {
     }
 
     /**
-     * Publishes {@code next} as the next grant, its lease not yet held, and then holds it unless {@code closed}. close()
-     * reads the grant after it sets its flag, and this reads the flag after it sets the grant, so one of the two always
-     * sees the other: either close() ends this lease, or this finds close() begun.
+     * Publishes {@code next} as the next grant, its lease not yet held, then holds it unless {@code closed}: this reads
+     * the flag after it sets the grant, close() the grant after it sets the flag, so one always sees the other.
      * @return false, with the lease ended and nothing issued under it, when close() began
      */
     boolean publish(LeaseClaim<F> next, BooleanSupplier closed, long now) {
@@ -78,22 +77,14 @@ final class LeaseHolding<F> {
         return true;
     }
 
-    /**
-     * The lease end the next renewal writes: a lease from {@code now}, strictly above every end written so far even
-     * after the clock stepped back, so that the write always changes the store and a takeover that read the block before
-     * it can never match it afterwards.
-     */
+    /** The lease end the next renewal writes: a lease from {@code now}, above every end written so far. */
     long nextExpiry(long now, long leaseMillis) {
         long expiry = Math.max(now + leaseMillis, lastWrittenExpiry + 1);
         lastWrittenExpiry = expiry;
         return expiry;
     }
 
-    /**
-     * The store confirmed {@code expiry} for {@code renewed}: the next write goes under {@code fence}, and the lease runs
-     * to {@code expiry} unless it was ended meanwhile (by close(), while this renewal was in the store).
-     * @return whether the lease was extended
-     */
+    /** The store confirmed {@code expiry}: the next write goes under {@code fence}; whether the lease was extended. */
     boolean confirm(LeaseClaim<F> renewed, F fence, long expiry) {
         claim = renewed.withFence(fence);
         if (!lease().extend(expiry)) {
@@ -116,11 +107,7 @@ final class LeaseHolding<F> {
         }
     }
 
-    /**
-     * The high water a release at {@code now} writes ({@link LeaseClaim#releaseMark}), never before the latest time
-     * unit IDs were issued in under the lease ({@link MachineIdLease#latestIssue}): a clock stepped back since then
-     * reads earlier than IDs already issued.
-     */
+    /** The high water a release at {@code now} writes, never before the latest time unit IDs were issued in. */
     long releaseMark(LeaseClaim<F> released, long now) {
         return released.releaseMark(confirmedExpiry, Math.max(now, lease().latestIssue()));
     }

@@ -16,25 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * A machine ID leased from a shared store, whatever the store: the one provider that runs the lease protocol, over a
  * {@link LeaseBackend} that does the store's fenced reads and writes. It acquires a block, renews its lease on a timer,
  * stops issuing the moment the lease can no longer be trusted, claims another block by itself after a loss, and gives
- * the block back on close within a bound.
- *
- * <p>Why two nodes never issue under one machine ID, given a backend whose writes are fenced:
- * <ul>
- * <li>The local {@link MachineIdLease}, read by the generator before every ID, is only ever extended to an end the
- *     store confirmed, and never again once it was {@link MachineIdLease#end ended}: when the block was lost, or when
- *     {@link #close} began. A renewal that comes back from the store after that cannot let another ID out.</li>
- * <li>Every write of the holder carries a high water at or above its lease end and never below the high water it took
- *     the block over with; whoever takes the block next starts after the high water its fenced write found, which
- *     bounds every ID the holder issued or may still issue.</li>
- * <li>{@link #close} ends the lease before it reads the clock for the release, so every ID issued carries an earlier
- *     reading than the mark the release writes.</li>
- * <li>After a loss the lost lease stays ended; a block claimed again is published as a new {@link MachineIdGrant} with
- *     a lease of its own, so a generator of the lost block never issues again.</li>
- * </ul>
- *
- * <p>Every call into the backend is made under one lock, one at a time, the backend's own close last. {@link #close}
- * waits for it only within a bound, since a call may hang in the store; ending the lease needs no lock, as an ended
- * lease is never extended again ({@link LeaseHolding#publish} for a block published while close() begins).
+ * the block back on close within a bound. The key invariant: the local {@link MachineIdLease} is only ever extended to
+ * an end the store confirmed, never again once ended (a loss, {@link #close}), and every write carries a high water
+ * over every ID issued. Every backend call is made under one lock, one at a time. The whole argument:
+ * docs/reliability.md, "Why the lease writes are safe".
  *
  * @param <F> what fences the backend's writes
  */
@@ -166,18 +151,14 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     public boolean renewNow() {
         store.lock();
         try {
-            return renew();
+            LeaseClaim<F> claim = holding.claim();
+            return !closed && !holding.isLost() && claim != null && renew(claim, holding.lease());
         } finally {
             store.unlock();
         }
     }
 
-    private boolean renew() {
-        LeaseClaim<F> claim = holding.claim();
-        MachineIdLease lease = holding.lease();
-        if (closed || holding.isLost() || claim == null) {
-            return false;
-        }
+    private boolean renew(LeaseClaim<F> claim, MachineIdLease lease) {
         long now = settings.timeSource().currentTimeMillis();
         long expiry = holding.nextExpiry(now, settings.lease().toMillis());
         LeaseBackend.Renewal<F> renewal;

@@ -13,27 +13,13 @@ import javax.sql.DataSource;
 import java.time.Duration;
 
 /**
- * Machine IDs leased from a shared table, so that any number of nodes whose addresses come and go draw from
- * one range without a list to maintain. Works with any JDBC {@link DataSource}; the table's DDL for
- * PostgreSQL, MySQL/MariaDB and H2 ships as {@code io/vesta/machine/db/schema-*.sql}.
- *
- * <p>Each row leases one machine ID to an owner until {@code lease_expiry}; a background heartbeat renews it.
- * A node takes, in this order, the row its owner holds or last held (a restart gets its ID back), else the
- * lowest ID of the range that has no row or whose lease has expired. A node that holds a block of {@code k} machine
- * IDs ({@link #acquire(MachineIdRange, int)}) leases the {@code k} rows of one of the range's aligned blocks in one
- * transaction, whole or not at all, under one generation; one statement renews them and one releases them, and a
- * block is free only when every one of its rows is.
- *
- * <p>Whose clock decides that a lease is over: the taker's, compared with the {@code lease_expiry} the holder
- * wrote by its own clock. That choice decides only <em>when</em> a row may change hands, never whether IDs can
- * meet: a taker whose clock runs ahead takes the row early (the holder still issues up to its confirmed expiry,
- * below the taker's start, and learns at its next heartbeat that the row is gone), one whose clock runs behind
- * waits longer or refuses to issue until its clock passes the high water.
- *
- * <p>Every statement carries a query timeout of the lease rounded up to whole seconds ({@link #queryTimeout()}),
- * and {@link #close()} returns within {@link #closeTimeout()} even when a heartbeat hangs in the driver. The local
- * lease, the heartbeat, losing the rows, claiming others by itself and the bounded close are the shared
- * {@link LeasedMachineIdProvider}'s; the SQL and what makes a takeover safe are {@code DbLeaseBackend}'s.
+ * Machine IDs leased from a shared table, so that any number of nodes whose addresses come and go draw from one range
+ * without a list to maintain. Works with any JDBC {@link DataSource}; the table's DDL for PostgreSQL, MySQL/MariaDB and
+ * H2 ships as {@code io/vesta/machine/db/schema-*.sql}. Each row leases one machine ID to an owner until
+ * {@code lease_expiry}; a node takes its owner's rows first (a restart gets its IDs back), else the lowest free block,
+ * whole or not at all. Every statement carries a query timeout of the lease rounded up to whole seconds, and
+ * {@link #close()} returns within {@link #closeTimeout()}. The protocol is {@link LeasedMachineIdProvider}'s, the SQL
+ * {@code DbLeaseBackend}'s; how they keep IDs apart, whatever the clocks: docs/machine-ids.md, "Database leases".
  */
 public final class DbMachineIdProvider extends ForwardingMachineIdProvider {
 
@@ -53,12 +39,11 @@ public final class DbMachineIdProvider extends ForwardingMachineIdProvider {
     /** The shortest heartbeat interval that may be configured. */
     public static final Duration MIN_HEARTBEAT = LIMITS.minRenewal();
 
-    private static final System.Logger LOG = System.getLogger(DbMachineIdProvider.class.getName());
-
     private final DbLeaseBackend backend;
 
     private DbMachineIdProvider(DbLeaseBackend backend, LeaseSettings settings) {
-        super(new LeasedMachineIdProvider<>(backend, settings, "DbMachineIdProvider", LOG));
+        super(new LeasedMachineIdProvider<>(backend, settings, "DbMachineIdProvider",
+                System.getLogger(DbMachineIdProvider.class.getName())));
         this.backend = backend;
     }
 
@@ -83,11 +68,11 @@ public final class DbMachineIdProvider extends ForwardingMachineIdProvider {
      * @throws InvalidSettingException for a table name that is no identifier
      */
     public static String schemaScript(String databaseProductName, String table) {
-        return LeaseTable.SCRIPT.script(databaseProductName, table);
+        return DbLeaseBackend.SCRIPT.script(databaseProductName, table);
     }
 
     public String table() {
-        return backend.table().name();
+        return backend.table();
     }
 
     public Duration heartbeatInterval() {
@@ -99,7 +84,7 @@ public final class DbMachineIdProvider extends ForwardingMachineIdProvider {
      * outlives the lease can no longer keep it.
      */
     public Duration queryTimeout() {
-        return Duration.ofSeconds(backend.table().queryTimeoutSeconds());
+        return Duration.ofSeconds(backend.queryTimeoutSeconds());
     }
 
     /** The default owner, {@code host:pid} ({@link DefaultOwner#hostAndPid()}): unique among live processes. */

@@ -7,7 +7,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.vesta.machine.MachineIdUnavailableException;
-import io.vesta.machine.RecordLeases;
+import io.vesta.machine.RecordLeaseBackend;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,13 +23,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Redis side of the leases: one hash per key, one field per machine ID ({@link Entry}) and the field
- * {@value #STORE_FIELD} that says which server instance the hash was last claimed on ({@link StoreMark}). Every read
- * and write is one Lua script, so Redis runs it whole without another client's command in between; the scripts
- * ship as {@code io/vesta/machine/redis/*.lua}.
- *
- * <p>It opens one connection of its own from the client to the URI, on first use, with every command bounded by the
- * command timeout; Lettuce reconnects it after a server restart. A test subclasses it to step in between a read and
- * a claim, or to change what a read says.
+ * {@value #STORE_FIELD} naming the server instance the hash was last claimed on ({@link StoreMark}). Every read and
+ * write is one Lua script ({@code io/vesta/machine/redis/*.lua}), run whole. One connection of its own, opened on first
+ * use, every command bounded by the command timeout. A test subclasses it to step in between a read and a claim.
  */
 class RedisLeaseStore implements AutoCloseable {
 
@@ -50,7 +46,7 @@ class RedisLeaseStore implements AutoCloseable {
     private StatefulRedisConnection<String, String> connection;
     private boolean closed;
 
-    /** @param ownsClient whether {@link #close()} shuts the client down too (a client the provider made for itself) */
+    /** @param ownsClient whether {@link #close()} shuts the client down too */
     RedisLeaseStore(RedisClient client, RedisURI uri, boolean ownsClient, String key, Duration commandTimeout) {
         this.client = client;
         this.uri = uri;
@@ -122,11 +118,7 @@ class RedisLeaseStore implements AutoCloseable {
         return new Snapshot(runId, uptimeSeconds, promoted, store, Collections.unmodifiableNavigableMap(entries));
     }
 
-    /**
-     * Takes a block, {@code written}, if each of its machine IDs still holds its entry of {@code read} (null for none)
-     * and the server and its store mark are those of {@code snapshot}, writing {@code mark}: {@code "ok"},
-     * {@code "store"} or {@code "changed"} (see claim.lua).
-     */
+    /** Takes a block, {@code written}, if its entries are still {@code read}: "ok", "store" or "changed". */
     String claim(Snapshot snapshot, StoreMark mark, List<Entry> read, List<Entry> written) {
         List<String> args = new ArrayList<>(3 + 3 * written.size());
         args.add(snapshot.runId());
@@ -140,10 +132,7 @@ class RedisLeaseStore implements AutoCloseable {
         return commands().eval(CLAIM, ScriptOutputType.VALUE, new String[] { key }, args.toArray(String[]::new));
     }
 
-    /**
-     * Writes {@code entries} if the server is still the instance {@code fence} claimed on and each entry still carries
-     * its token: {@code "ok"}, {@code "store:<instance now>"}, {@code "gone:<id>"} or {@code "moved:<id>"}.
-     */
+    /** Writes {@code entries} under {@code fence}: "ok", "store:&lt;instance&gt;", "gone:&lt;id&gt;" or "moved:&lt;id&gt;". */
     String renew(RedisLeaseBackend.Fence fence, List<Entry> entries) {
         List<String> args = new ArrayList<>(2 + 2 * entries.size());
         args.add(fence.token());
@@ -186,17 +175,13 @@ class RedisLeaseStore implements AutoCloseable {
     }
 
     /**
-     * One read of the hash. {@code runId} names the server instance, {@code run_id.master_replid}. {@code store} is
-     * null when the hash has no store mark (new, or its data was lost); {@code promoted} when the server was promoted
-     * from a replica (or cannot say), so that its uptime says nothing of how long its data set has been its own.
+     * One read of the hash. {@code runId} is the server instance, {@code run_id.master_replid}; {@code store} null for
+     * no store mark; {@code promoted} when the server was promoted from a replica (or cannot say).
      */
     record Snapshot(String runId, long uptimeSeconds, boolean promoted, String store, NavigableMap<Long, Entry> entries) {
     }
 
-    /**
-     * Which server instance the hash was last claimed on, and until when claims must start later (Unix ms by the
-     * clock of the node that wrote it): after a restart or a failover, writes Redis had acknowledged may be gone.
-     */
+    /** Which server instance the hash was last claimed on, and until when claims must start later (Unix ms). */
     record StoreMark(String runId, long settleUntil) {
 
         static StoreMark parse(String raw) {
@@ -216,12 +201,9 @@ class RedisLeaseStore implements AutoCloseable {
         }
     }
 
-    /**
-     * One machine ID's lease: {@code generation|leaseExpiry|highWater|token|owner}. The token is the fencing value: a
-     * random value per claim that every renewal and release must present.
-     */
+    /** One machine ID's lease: {@code generation|leaseExpiry|highWater|token|owner}; the token is the fence. */
     record Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner, String raw)
-            implements RecordLeases.Record {
+            implements RecordLeaseBackend.Record {
 
         Entry(long machineId, long generation, long leaseExpiry, long highWater, String token, String owner) {
             this(machineId, generation, leaseExpiry, highWater, token, owner, null);

@@ -15,45 +15,20 @@ import java.time.Duration;
 import java.util.function.UnaryOperator;
 
 /**
- * Machine IDs leased from a Redis hash, with the guarantees of the database strategy: any number of nodes draw from
- * one range, a restart gets its ID back, a node whose lease runs out stops issuing, and whoever takes an ID over
- * starts after everything its previous holder could have issued. Talks to Redis through Lettuce; the application's
+ * Machine IDs leased from a Redis hash, with the guarantees of the database strategy: any number of nodes draw from one
+ * range, a restart gets its ID back, a node whose lease runs out stops issuing, and whoever takes an ID over starts
+ * after everything its previous holder could have issued. Talks to Redis through Lettuce; the application's
  * {@link RedisClient} may be shared (the provider opens one connection of its own).
  *
  * <p>The hash (by default {@value #DEFAULT_KEY}) holds one field per machine ID, {@code
- * generation|leaseExpiry|highWater|token|owner}, and a field {@code store}. Every read and write is one Lua script,
- * which Redis runs without another command in between:
- * <ul>
- * <li>A claim (a new ID, a takeover after the lease ended, or a restart of the same owner) succeeds only if every
- *     entry it writes still holds exactly what the claimer read, so a renewal that lands between the read and the
- *     write (its expiry and high water only grow) makes the claim fail, and the claimer starts after the high water
- *     committed at the moment it took the entry ({@link #notBefore()}). Each claim writes a new random token, the
- *     fencing value.</li>
- * <li>The holder's renewals and its release write only entries that still carry its token; a takeover or an
- *     operator's release replaces the token, so the former holder's next renewal fails and it never issues under the
- *     ID again. The lease is extended only to an end Redis acknowledged, and the high water written is that end, or
- *     the high water the node took the ID over with if that is later (an operator's end leaves a high water beyond the
- *     entry's expiry).</li>
- * </ul>
- * Both bounds are the holder's own clock readings, so, as with the database strategy, this holds however far apart the
- * nodes' clocks are.
- *
- * <p>What Redis may lose: a server restarted without persistence forgets every lease, one restarted from a snapshot
- * or an append-only file may forget the last writes, and a replica promoted by a failover may lack writes the old
- * primary acknowledged. The hash's {@code store} field records the server instance the last claim ran on: its
- * {@code run_id}, which a restart changes, and its {@code master_replid}, which every promotion changes (a primary
- * demoted and promoted back without a restart keeps its {@code run_id}, yet may lack what its replacement
- * acknowledged). A claim that finds it missing, or naming another instance, cannot trust what it reads, and starts
- * only after every lease that could have been lost has ended: the lease plus {@link Builder#maxClockSkew the allowed
- * clock skew} after the change. When the whole hash is gone, the time that has surely passed since the server started
- * comes off that wait (its uptime less a second, since Redis rounds it up to a whole second; nothing on a server
- * promoted from a replica), so a fresh key on a server that has been up longer costs no wait. Meanwhile no holder renews on
- * another instance than the one it claimed on, even when its entry survived with its token (a server restored from a
- * snapshot may have forgotten a takeover of it): it stops issuing at its lease end ({@link MachineIdLease}) and claims
- * again, after the same wait. This part does depend on the clocks: the
- * nodes sharing a key must agree within {@code max-clock-skew} and use the same lease. The key must never be evicted
- * ({@code maxmemory-policy noeviction} or a {@code volatile-*} policy: the key has no TTL) and never edited by hand;
- * {@link #leases()} lists and ends leases safely.
+ * generation|leaseExpiry|highWater|token|owner}, and a field {@code store} naming the server instance the last claim
+ * ran on; every read and write is one Lua script. A claim writes only entries still exactly as read, under a new random
+ * token; renewals and the release write only entries that carry the holder's token, on the instance it claimed on.
+ * After a restart or a failover, which may lose acknowledged writes, claims start only after {@code lease +}
+ * {@link Builder#maxClockSkew max-clock-skew}, and every holder stops at its lease end ({@link MachineIdLease}) and
+ * claims again. The nodes sharing a key must agree on the clock within {@code max-clock-skew} and use the same lease;
+ * the key must never be evicted or edited by hand ({@link #leases()} lists and ends leases safely). Why this is safe:
+ * docs/machine-ids.md, "Redis leases".
  */
 public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
 
