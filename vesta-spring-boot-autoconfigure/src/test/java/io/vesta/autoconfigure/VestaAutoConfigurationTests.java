@@ -154,7 +154,7 @@ class VestaAutoConfigurationTests {
             EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
             service.genId();
             assertThat(((FileTimestampStore) service.timestampStore()).file()).isEqualTo(Path.of(
-                    System.getProperty("java.io.tmpdir"), "vesta", "vesta-min-granularity-machine-17-embedded-epoch-1420041600000.mark"));
+                    System.getProperty("java.io.tmpdir"), "vesta", "vesta-machine-17-embedded.mark"));
             assertThat(((FileTimestampStore) service.timestampStore()).file()).exists();
         });
     }
