@@ -13,7 +13,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -171,5 +176,43 @@ class EmbeddedIdServiceLayoutChangeTest {
         clock.set(Instant.parse("2049-01-09T05:37:03.999Z"));
         assertThat(node().type(IdType.MIN_GRANULARITY).build().timeRemaining())
                 .isEqualTo(Duration.between(clock.now(), Instant.parse("2049-11-03T11:53:47.775Z")).plusMillis(1));
+    }
+
+    @Test
+    void aStartWithUnderAYearLeftLogsAWarningThatSaysWhenAndWhatToChange() {
+        Instant end = Instant.parse("2049-11-03T11:53:47.775Z");
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(EmbeddedIdService.class.getName());
+        logger.addHandler(handler);
+        try {
+            clock.set(end.minus(Duration.ofDays(400)));
+            node().type(IdType.MIN_GRANULARITY).build().close();
+            assertThat(records).noneMatch(r -> r.getMessage().contains("time field runs out"));
+
+            clock.set(end.minus(Duration.ofDays(200)));
+            node().type(IdType.MIN_GRANULARITY).build().close();
+            assertThat(records).filteredOn(r -> r.getMessage().contains("time field runs out")).singleElement()
+                    .satisfies(r -> assertThat(r.getLevel()).isEqualTo(java.util.logging.Level.WARNING))
+                    .extracting(LogRecord::getMessage).asString()
+                    .contains("The min-granularity time field runs out at " + end + " with vesta.epoch=" + EPOCH
+                            + ": 200 days left")
+                    .contains("a later vesta.epoch together with vesta.version=1");
+        } finally {
+            logger.removeHandler(handler);
+        }
     }
 }
