@@ -75,11 +75,21 @@
       ['type', s.type],
       ['sequencer', s.sequencer],
       ['epoch', s.epoch],
+      ['time field ends', s.timeFieldEnd],
+      ['time left', timeLeft(s.timeRemainingSeconds)],
       ['lease held until', s.leaseHeldUntil || 'for good'],
       ['last issued', s.lastIssuedTime],
       ['issued (REST / batches)', s.restIssued + ' / ' + s.centralServerIssued],
     ]);
+    $('time-warning').hidden = !s.timeFieldWarning;
+    $('time-warning').textContent = text(s.timeFieldWarning);
     drawRate(s.perSecond, Date.parse(s.now) / 1000);
+  }
+
+  // Whole days, as the server's warning counts them, and years beside them once there are many.
+  function timeLeft(seconds) {
+    const days = Math.floor(seconds / 86400);
+    return days >= 365 ? days + ' days (' + (days / 365.25).toFixed(1) + ' years)' : days + ' days';
   }
 
   function drawRate(samples, nowSecond) {

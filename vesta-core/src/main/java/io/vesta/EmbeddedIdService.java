@@ -2,6 +2,7 @@ package io.vesta;
 
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
+import io.vesta.layout.IssuingLayout;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdGrant;
 import io.vesta.machine.MachineIdLease;
@@ -13,6 +14,7 @@ import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.sequence.SequencerStrategy;
 import io.vesta.sequence.TimeSeqGenerator;
 import io.vesta.time.FileTimestampStore;
+import io.vesta.time.LayoutTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
@@ -65,6 +67,9 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
      * less than one step is waited out at start.
      */
     public static final Duration MAX_PERSIST_STEP = Duration.ofHours(1);
+
+    /** Under this much time left before the time field runs out, {@link Builder#build()} logs a warning. */
+    public static final Duration TIME_REMAINING_WARNING = Duration.ofDays(365);
 
     private static final System.Logger LOG = System.getLogger(EmbeddedIdService.class.getName());
 
@@ -135,7 +140,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     /** Starts the generator of a block with the builder's settings: at build, and again after each regain. */
     private record Engines(SequencerStrategy sequencer, TimeSource timeSource, IdLayout layout, IdType type, Instant epoch,
             Duration backwardWait, TimestampStore store, Path directory, Duration persistStep, GenMethod genMethod,
-            long version, MachineIdProvider provider) {
+            long version, MachineIdProvider provider, String settingPrefix) {
 
         Engine start(MachineIdGrant grant, MachineIdBlock block, MachineIdLease lease, OptionalLong notBefore) {
             TimestampStore own = store == null && directory != null
@@ -143,9 +148,14 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             if (own != null) {
                 Builder.openStore(own, block);
             }
+            TimestampStore marks = own != null ? own : store;
             try {
+                // The generator sees the marks of every layout through its own: a change of epoch that would issue the
+                // time fields of earlier IDs again is refused here, before anything is issued.
+                TimestampStore layoutMarks = marks == null ? null : new LayoutTimestampStore(marks,
+                        new IssuingLayout(version, type, genMethod, epoch), timeSource, persistStep, settingPrefix + "epoch");
                 TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
-                        own != null ? own : store, persistStep, block, lease, notBefore, provider.describe());
+                        layoutMarks, persistStep, block, lease, notBefore, provider.describe());
                 return new Engine(grant, block, layout.constantBits(version, genMethod.code(), block.first()), generator,
                         lease, own);
             } catch (RuntimeException e) {
@@ -371,6 +381,20 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     public IdCodec codec() {
         return codec;
+    }
+
+    /**
+     * The last instant the time field can hold with this type and epoch (both {@code MAX_PEAK} and {@code MIN_GRANULARITY}
+     * end in 2049 with the default epoch): after it this service issues no ID.
+     */
+    public Instant timeFieldEnd() {
+        return codec.lastRepresentable(type);
+    }
+
+    /** How long the clock has until the time field runs out ({@link #timeFieldEnd()}); zero once it has. */
+    public Duration timeRemaining() {
+        long left = timeFieldEnd().toEpochMilli() + 1 - engines.timeSource().currentTimeMillis();
+        return Duration.ofMillis(Math.max(0, left));
     }
 
     public SequencerStrategy sequencerStrategy() {
@@ -672,7 +696,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
             int blockSize = checkBlockSize(range, rangeSetting);
             MachineIdProvider provider = provider(range, rangeSetting);
             Engines engines = new Engines(sequencer, timeSource, layout, type, epoch, backwardWait, timestampStore,
-                    timestampStoreDirectory, persistStep, genMethod, version, provider);
+                    timestampStoreDirectory, persistStep, genMethod, version, provider, settingPrefix);
             TimestampStore store = timestampStore;
             boolean storeOpen = false;
             try {
@@ -695,6 +719,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                 }
                 Engine engine = engines.start(grant, block, lease, notBefore);
                 EmbeddedIdService service = new EmbeddedIdService(this, provider, engines, engine, store);
+                warnIfRunningOut(service);
                 if (grant != null) {
                     provider.onRegain(service::moveAfterRegain);
                     // A regain before the listener was in place is taken up here.
@@ -795,6 +820,23 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
                         + "] for type " + kebab(type) + ": not in the future, and recent enough that its "
                         + layout.timeBits() + "-bit time field of " + layout.unitMillis() + " ms units still holds the"
                         + " current time", epoch.isAfter(now) ? "is in the future" : "is too far in the past");
+            }
+        }
+
+        /**
+         * Baidu's UidGenerator ran out of time bits in production with nobody warned; a year is time enough to plan the
+         * move. A later epoch alone would issue old IDs' time fields again (and is refused); a new version or type
+         * never makes an ID of the old ones.
+         */
+        private void warnIfRunningOut(EmbeddedIdService service) {
+            Duration left = service.timeRemaining();
+            if (left.compareTo(TIME_REMAINING_WARNING) < 0) {
+                LOG.log(Level.WARNING, () -> "The " + kebab(type) + " time field runs out at " + service.timeFieldEnd()
+                        + " with " + settingPrefix + "epoch=" + epoch + ": " + left.toDays() + " days left, after which"
+                        + " this node issues no ID. Plan the move now: a later " + settingPrefix + "epoch together with "
+                        + (version == 0 ? settingPrefix + "version=1" : "the other " + settingPrefix + "type")
+                        + " (IDs that differ in version or type never equal these); a later epoch alone would repeat the"
+                        + " time fields of IDs already issued and is refused. See docs/id-layout.md.");
             }
         }
 

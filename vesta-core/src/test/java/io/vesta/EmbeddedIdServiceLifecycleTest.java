@@ -234,10 +234,10 @@ class EmbeddedIdServiceLifecycleTest {
             rest.genId();
             central.genId();
             assertThat(((FileTimestampStore) rest.timestampStore()).file().getFileName().toString())
-                    .isEqualTo("vesta-min-granularity-machine-930-rest-epoch-1420041600000.mark");
+                    .isEqualTo("vesta-machine-930-rest.mark");
             assertThat(((FileTimestampStore) central.timestampStore()).file().getFileName().toString())
-                    .isEqualTo("vesta-min-granularity-machine-930-central-server-epoch-1420041600000.mark");
-            assertThat(dir.resolve("vesta-min-granularity-machine-930-rest-epoch-1420041600000.mark")).exists();
+                    .isEqualTo("vesta-machine-930-central-server.mark");
+            assertThat(dir.resolve("vesta-machine-930-rest.mark")).exists();
         }
     }
 }

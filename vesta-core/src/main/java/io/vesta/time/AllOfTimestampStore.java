@@ -1,5 +1,8 @@
 package io.vesta.time;
 
+import io.vesta.layout.IssuingLayout;
+
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -48,6 +51,24 @@ final class AllOfTimestampStore implements TimestampStore {
             }
         }
         return highest;
+    }
+
+    /** The marks of every store. */
+    @Override
+    public List<RestartMark> loadAll() {
+        List<RestartMark> marks = new ArrayList<>();
+        for (TimestampStore store : stores) {
+            marks.addAll(store.loadAll());
+        }
+        return marks;
+    }
+
+    /** Saves to every store, as {@link #save(long)} does. */
+    @Override
+    public void save(IssuingLayout layout, long epochMillis) {
+        for (TimestampStore store : stores) {
+            store.save(layout, epochMillis);
+        }
     }
 
     /** Saves to every store; the mark holds once all have it, and an ID beyond the old one waits for that. */

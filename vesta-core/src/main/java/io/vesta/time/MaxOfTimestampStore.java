@@ -1,6 +1,11 @@
 package io.vesta.time;
 
+import io.vesta.layout.IssuingLayout;
+
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -14,7 +19,11 @@ public final class MaxOfTimestampStore {
 
     private final TimestampStore store;
     private final long[] marks;
+    /** The layout each view last saved under, or null for a save without one. */
+    private final IssuingLayout[] layouts;
     private long written = Long.MIN_VALUE;
+    /** The mark last written for each layout's high bits. */
+    private final Map<Long, Long> writtenByLayout = new HashMap<>();
     /** How many views are open: the store (and its lock) is taken by the first and given back by the last. */
     private int open;
 
@@ -28,6 +37,7 @@ public final class MaxOfTimestampStore {
         }
         this.store = store;
         this.marks = new long[views];
+        this.layouts = new IssuingLayout[views];
         Arrays.fill(marks, Long.MIN_VALUE);
     }
 
@@ -73,8 +83,18 @@ public final class MaxOfTimestampStore {
             }
 
             @Override
+            public List<RestartMark> loadAll() {
+                return store.loadAll();
+            }
+
+            @Override
             public void save(long epochMillis) {
                 MaxOfTimestampStore.this.save(index, epochMillis);
+            }
+
+            @Override
+            public void save(IssuingLayout layout, long epochMillis) {
+                MaxOfTimestampStore.this.save(index, layout, epochMillis);
             }
 
             @Override
@@ -84,8 +104,29 @@ public final class MaxOfTimestampStore {
         };
     }
 
+    /**
+     * The highest mark of the views that saved under a layout with {@code layout}'s high bits: the store keeps one mark
+     * per such layout, and views of layouts that never make the same ID (a server's two gen-methods) each keep their own.
+     */
+    private synchronized void save(int index, IssuingLayout layout, long mark) {
+        marks[index] = mark;
+        layouts[index] = layout;
+        long highest = Long.MIN_VALUE;
+        for (int i = 0; i < marks.length; i++) {
+            if (layouts[i] != null && layouts[i].canRepeatIdsOf(layout)) {
+                highest = Math.max(highest, marks[i]);
+            }
+        }
+        Long last = writtenByLayout.get(layout.highBits());
+        if (last == null || last != highest) {
+            store.save(layout, highest);
+            writtenByLayout.put(layout.highBits(), highest);
+        }
+    }
+
     private synchronized void save(int index, long mark) {
         marks[index] = mark;
+        layouts[index] = null;
         long highest = Arrays.stream(marks).max().orElseThrow();
         if (highest != written) {
             store.save(highest);

@@ -1,5 +1,8 @@
 package io.vesta.time;
 
+import io.vesta.layout.IssuingLayout;
+
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -24,6 +27,25 @@ public interface TimestampStore extends AutoCloseable {
 
     /** Durably replaces the mark; an ID beyond the previous mark is issued only after this returns. */
     void save(long epochMillis);
+
+    /**
+     * Every mark the store holds, each with the layout it was written under: one per layout whose IDs can collide
+     * ({@link IssuingLayout#highBits()}), so that a generator started with another epoch, type, version or gen-method
+     * can tell whether it would repeat IDs of an earlier one. By default {@link #load()} as a mark of unknown layout,
+     * for a store that keeps no layout.
+     */
+    default List<RestartMark> loadAll() {
+        OptionalLong mark = load();
+        return mark.isPresent() ? List.of(new RestartMark(null, mark.getAsLong())) : List.of();
+    }
+
+    /**
+     * Durably replaces the mark of {@code layout} (and of every layout with its {@link IssuingLayout#highBits()}),
+     * keeping the marks of the others. By default {@link #save(long)}, for a store that keeps no layout.
+     */
+    default void save(IssuingLayout layout, long epochMillis) {
+        save(epochMillis);
+    }
 
     /** Gives the store back after the generator's last save. Safe to call more than once. */
     @Override

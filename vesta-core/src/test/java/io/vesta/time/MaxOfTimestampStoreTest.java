@@ -1,6 +1,13 @@
 package io.vesta.time;
 
+import io.vesta.GenMethod;
+import io.vesta.IdType;
+import io.vesta.layout.IdCodec;
+import io.vesta.layout.IssuingLayout;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +50,23 @@ class MaxOfTimestampStoreTest {
         store.save(42);
         assertThat(rest.load()).hasValue(42);
         assertThat(client.load()).hasValue(42);
+    }
+
+    @Test
+    void viewsOfLayoutsThatNeverShareAnIdEachKeepTheirOwnMarkInAFileAndViewsOfOneLayoutTheHighest(@TempDir Path dir) {
+        IssuingLayout restLayout = new IssuingLayout(0, IdType.MAX_PEAK, GenMethod.REST, IdCodec.DEFAULT_EPOCH);
+        IssuingLayout clientLayout = new IssuingLayout(0, IdType.MAX_PEAK, GenMethod.CENTRAL_SERVER, IdCodec.DEFAULT_EPOCH);
+        FileTimestampStore file = new FileTimestampStore(dir.resolve("mark"));
+        MaxOfTimestampStore two = new MaxOfTimestampStore(file, 3);
+
+        two.view(0).save(restLayout, 13_000);
+        two.view(1).save(clientLayout, 8_000);
+        two.view(2).save(restLayout, 9_000);
+
+        assertThat(file.loadAll()).containsExactlyInAnyOrder(new RestartMark(restLayout, 13_000),
+                new RestartMark(clientLayout, 8_000));
+        two.view(0).save(restLayout, 5_000); // an exact mark on close: the other view of the layout still holds 9_000
+        assertThat(file.loadAll()).contains(new RestartMark(restLayout, 9_000));
     }
 
     static final class RecordingStore implements TimestampStore {

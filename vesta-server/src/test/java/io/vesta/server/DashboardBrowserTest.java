@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -28,6 +29,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.regex.Matcher;
@@ -40,7 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * chromium-driver package, against a running vesta-server that leases its machine ID from a table on PostgreSQL.
  * The page must show the lease table with this node's row, and decode an ID typed into its form, under its strict
  * Content-Security-Policy: the browser reports no violation while it does, and refuses an inline script put into
- * the page (so the policy is in force, and a violation would be seen). A screenshot is saved as
+ * the page (so the policy is in force, and a violation would be seen). With an epoch that leaves the time field 200
+ * days, the page shows when it runs out, the time left and the warning. A screenshot is saved as
  * {@code target/dashboard.png}.
  */
 class DashboardBrowserTest {
@@ -83,11 +87,14 @@ class DashboardBrowserTest {
         url = TestEnvironment.postgres();
         leaseTable = TestEnvironment.table("vesta_machine_dash");
         segmentTable = TestEnvironment.table("vesta_segment_dash");
+        // An epoch that leaves the 30-bit seconds of max-peak 200 days: the page must show the time left and warn.
+        Instant nearEnd = Instant.now().minusSeconds(1L << 30).plus(Duration.ofDays(200)).truncatedTo(ChronoUnit.SECONDS);
         server = new SpringApplicationBuilder(VestaServerApplication.class).run("--server.port=0",
                 "--vesta.server.data-dir=" + dir, "--spring.datasource.url=" + url,
                 "--vesta.machine-id.strategy=db", "--vesta.machine-id.db.table=" + leaseTable,
                 "--vesta.machine-id.db.initialize-schema=always", "--vesta.machine-id.db.owner=dashboard-test",
-                "--vesta.segment.table=" + segmentTable, "--vesta.server.admin-tokens=" + TOKEN);
+                "--vesta.segment.table=" + segmentTable, "--vesta.server.admin-tokens=" + TOKEN,
+                "--vesta.epoch=" + nearEnd);
         String base = "http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port");
         long id = issue(base);
         long machine = new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine();
@@ -113,6 +120,12 @@ class DashboardBrowserTest {
         browser.findElement(By.id("token-button")).click();
 
         wait.until(b -> b.findElement(By.id("status")).getText().equals("UP"));
+        Instant end = nearEnd.plusSeconds(1L << 30).minusMillis(1);
+        assertThat(nodeField(wait, "time field ends")).isEqualTo(end.toString());
+        assertThat(nodeField(wait, "time left")).isIn("199 days", "200 days");
+        WebElement warning = browser.findElement(By.id("time-warning"));
+        assertThat(warning.isDisplayed()).isTrue();
+        assertThat(warning.getText()).contains("runs out at " + end).contains("vesta.epoch");
         WebElement ownRow = wait.until(b -> b.findElement(By.cssSelector("#lease-table tbody tr.self")));
         assertThat(ownRow.getDomAttribute("data-machine-id")).isEqualTo(Long.toString(machine));
         assertThat(ownRow.getText()).contains(machine + " (this node)").contains("live").contains("dashboard-test");
@@ -149,6 +162,12 @@ class DashboardBrowserTest {
     private List<String> violations() {
         return browser.manage().logs().get(LogType.BROWSER).getAll().stream().map(LogEntry::getMessage)
                 .filter(message -> message.contains("Content Security Policy")).toList();
+    }
+
+    /** A field of the node's list, which the page rebuilds every two seconds: read again if it was replaced meanwhile. */
+    private static String nodeField(WebDriverWait wait, String name) {
+        return wait.ignoring(StaleElementReferenceException.class)
+                .until(b -> b.findElement(By.cssSelector("#node-fields dd[data-field='" + name + "']")).getText());
     }
 
     private String field(String name) {

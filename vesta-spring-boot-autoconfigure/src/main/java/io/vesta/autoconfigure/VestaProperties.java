@@ -551,7 +551,7 @@ public class VestaProperties {
         /** Whether a high-water mark is kept ahead of issued time, so that a restart with the clock set back cannot repeat IDs. On by default; turn it off only where the clock cannot be set back, or the mark cannot be kept. */
         private boolean enabled = true;
 
-        /** Directory of the high-water marks, one file per generator named by type, machine ID, gen-method and epoch, locked while the generator runs. Containers should mount it on a volume that outlives the container. */
+        /** Directory of the high-water marks, one file per machine ID and gen-method holding a mark per version and type with its epoch, locked while the generator runs; a start whose epoch would repeat issued IDs is refused. Containers should mount it on a volume that outlives the container. */
         private Path directory = Path.of(System.getProperty("java.io.tmpdir"), "vesta");
 
         /** One file for the high-water mark instead of a file in the directory; in server mode both generators share it, keeping the higher mark. */

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure;
 
 import io.vesta.GenMethod;
+import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.layout.IdCodec;
 import io.vesta.time.FileTimestampStore;
@@ -11,6 +12,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -82,6 +84,34 @@ class VestaStartupFailureTests {
                     .doesNotContain("Application run failed");
         } finally {
             held.close();
+        }
+    }
+
+    /**
+     * A node restarted with a later epoch on the time-store directory of its earlier run: the report names the setting,
+     * both epochs and the time that would collide. An earlier epoch starts.
+     */
+    @Test
+    void aLaterEpochThatWouldRepeatTheIdsOfTheEarlierRun(CapturedOutput output, @TempDir Path dir) {
+        String[] node = {"vesta.machine-id.value=5", "vesta.time-store.directory=" + dir, "spring.main.banner-mode=off"};
+        long first;
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
+                .properties(node).run()) {
+            first = context.getBean(IdService.class).genId();
+        }
+
+        assertThat(start(output, node[0], node[1], "vesta.epoch=2025-01-01T00:00:00Z"))
+                .contains("Vesta cannot start: the property 'vesta.epoch' is '2025-01-01T00:00:00Z'.")
+                .contains("would repeat IDs: file " + dir.resolve("vesta-machine-5-embedded.mark"))
+                .contains("Moved from 2014-12-31T16:00:00Z to 2025-01-01T00:00:00Z")
+                .contains("Set 'vesta.epoch' to 2014-12-31T16:00:00Z (the epoch those IDs were issued under) or an"
+                        + " earlier instant");
+
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
+                .properties(node).properties("vesta.epoch=2014-01-01T00:00:00Z").run()) {
+            long id = context.getBean(IdService.class).genId();
+            assertThat(context.getBean(IdService.class).expId(id).time())
+                    .isGreaterThan(context.getBean(IdService.class).expId(first).time());
         }
     }
 

@@ -3,6 +3,7 @@ package io.vesta.autoconfigure.actuate;
 import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
+import io.vesta.autoconfigure.IssuingState;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.segment.SegmentIdService;
@@ -64,6 +65,12 @@ public class VestaEndpoint {
             identity.put("genMethod", embedded.genMethod());
             identity.put("version", embedded.version());
             identity.put("epoch", embedded.epoch());
+            identity.put("timeFieldEnd", embedded.timeFieldEnd());
+            identity.put("timeRemainingSeconds", embedded.timeRemaining().toSeconds());
+            String warning = IssuingState.timeFieldWarning(embedded);
+            if (warning != null) {
+                identity.put("timeFieldWarning", warning);
+            }
             identity.put("sequencer", embedded.sequencerStrategy());
             identity.put("lastIssuedTime", embedded.lastIssuedTime());
             identity.put("idsIssued", embedded.idsIssued());

@@ -9,7 +9,11 @@ import org.springframework.boot.health.contributor.Health;
 
 import java.time.Instant;
 
-/** UP while the node can issue IDs; DOWN, with the reason, while its clock is too far back or its machine ID is not held. */
+/**
+ * UP while the node can issue IDs; DOWN, with the reason, while its clock is too far back, its machine ID is not held or
+ * its time field has run out. The details say when the time field runs out and how long is left, with a warning under a
+ * year (the status stays UP: the node still issues).
+ */
 public class VestaHealthIndicator extends AbstractHealthIndicator {
 
     private final EmbeddedIdService idService;
@@ -26,7 +30,13 @@ public class VestaHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("machineId", idService.machineId())
                 .withDetail("machineIdBlock", VestaEndpoint.block(idService.machineIdBlock()))
                 .withDetail("machineIdSource", idService.machineIdSource())
-                .withDetail("type", idService.type());
+                .withDetail("type", idService.type())
+                .withDetail("timeFieldEnd", idService.timeFieldEnd())
+                .withDetail("timeRemainingSeconds", idService.timeRemaining().toSeconds());
+        String warning = IssuingState.timeFieldWarning(idService);
+        if (warning != null) {
+            builder.withDetail("timeFieldWarning", warning);
+        }
         long now = timeSource.currentTimeMillis();
         MachineIdLease lease = idService.machineIdLease();
         if (lease.isHeldAt(now) && lease.heldUntil() != Long.MAX_VALUE) {

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Meters read from the generator's own counters when a registry is scraped, so issuing an ID costs nothing
- * extra: IDs issued, waits on a used-up sequence (count and time), clock steps back, and how far the last
- * issued time lags behind the clock. Tagged with the machine ID, and the type and gen-method as {@code vesta.type}
+ * extra: IDs issued, waits on a used-up sequence (count and time), clock steps back, how far the last
+ * issued time lags behind the clock, and the time left before the time field runs out. Tagged with the machine ID, and the type and gen-method as {@code vesta.type}
  * and {@code vesta.gen-method} spell them: a central server has two generators, {@code rest} and {@code central-server}.
  */
 public class VestaMetrics implements MeterBinder {
@@ -44,6 +44,10 @@ public class VestaMetrics implements MeterBinder {
                 .description("Times the clock was seen behind the last issued ID").tags(tags).register(registry);
         TimeGauge.builder("vesta.clock.lag", this, TimeUnit.MILLISECONDS, VestaMetrics::lagMillis)
                 .description("How far the time of the last issued ID lags behind the clock").tags(tags).register(registry);
+        // Seconds as the base unit, as every TimeGauge: Prometheus shows vesta_time_remaining_seconds.
+        TimeGauge.builder("vesta.time.remaining", idService, TimeUnit.MILLISECONDS, s -> s.timeRemaining().toMillis())
+                .description("Time left before the time field runs out for this type and epoch; no ID is issued after")
+                .tags(tags).register(registry);
     }
 
     private double lagMillis() {

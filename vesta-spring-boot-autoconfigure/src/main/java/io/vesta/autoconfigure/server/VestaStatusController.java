@@ -42,13 +42,18 @@ public class VestaStatusController {
         return new Status(problem == null ? "UP" : "DOWN", problem, block.first(), block.last(), block.size(),
                 rest.machineIdSource(), rest.type().name(), rest.epoch(), rest.sequencerStrategy().name(),
                 heldUntil == Long.MAX_VALUE ? null : Instant.ofEpochMilli(heldUntil), rest.lastIssuedTime(),
-                rest.idsIssued(), services.centralServer().idsIssued(), Instant.ofEpochMilli(now), history.samples());
+                rest.idsIssued(), services.centralServer().idsIssued(), Instant.ofEpochMilli(now), history.samples(),
+                rest.timeFieldEnd(), rest.timeRemaining().toSeconds(), IssuingState.timeFieldWarning(rest));
     }
 
-    /** The server as the dashboard shows it; {@code reason} is null while it is UP. */
+    /**
+     * The server as the dashboard shows it; {@code reason} is null while it is UP, {@code timeFieldWarning} while more
+     * than a year is left before the time field runs out ({@code timeFieldEnd}).
+     */
     public record Status(String status, String reason, long machineIdFirst, long machineIdLast, int machineIdBlockSize,
             String machineIdSource, String type, Instant epoch, String sequencer, Instant leaseHeldUntil,
             Instant lastIssuedTime, long restIssued, long centralServerIssued, Instant now,
-            List<IssueRateHistory.Sample> perSecond) {
+            List<IssueRateHistory.Sample> perSecond, Instant timeFieldEnd, long timeRemainingSeconds,
+            String timeFieldWarning) {
     }
 }

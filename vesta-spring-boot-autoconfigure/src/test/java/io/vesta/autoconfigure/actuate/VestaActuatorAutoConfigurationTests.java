@@ -39,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class VestaActuatorAutoConfigurationTests {
 
     private static final Instant NOW = Instant.parse("2026-03-01T10:00:00.250Z");
+    /** Just after the last millisecond min-granularity holds with the default epoch. */
+    private static final Instant MIN_GRANULARITY_END = Instant.parse("2049-11-03T11:53:47.776Z");
 
     private final ManualTimeSource clock = new ManualTimeSource(NOW);
 
@@ -158,6 +160,45 @@ class VestaActuatorAutoConfigurationTests {
     }
 
     @Test
+    void healthEndpointAndGaugeShowTheTimeLeftBeforeTheTimeFieldRunsOut() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta").run(context -> {
+            long left = Duration.between(NOW, MIN_GRANULARITY_END).toSeconds();
+            Health health = context.getBean("vestaHealthIndicator", HealthIndicator.class).health();
+            assertThat(health.getDetails()).containsEntry("timeFieldEnd", MIN_GRANULARITY_END.minusMillis(1))
+                    .containsEntry("timeRemainingSeconds", left).doesNotContainKey("timeFieldWarning");
+            assertThat(context.getBean(VestaEndpoint.class).identity())
+                    .containsEntry("timeFieldEnd", MIN_GRANULARITY_END.minusMillis(1))
+                    .containsEntry("timeRemainingSeconds", left).doesNotContainKey("timeFieldWarning");
+            TimeGauge remaining = context.getBean(MeterRegistry.class).get("vesta.time.remaining").tag("machine", "12")
+                    .timeGauge();
+            assertThat(remaining.baseTimeUnit()).isEqualTo(TimeUnit.SECONDS);
+            assertThat(remaining.value(TimeUnit.MILLISECONDS)).isEqualTo(Duration.between(NOW, MIN_GRANULARITY_END).toMillis());
+            clock.advance(Duration.ofDays(1));
+            assertThat(remaining.value(TimeUnit.MILLISECONDS))
+                    .isEqualTo(Duration.between(NOW.plus(Duration.ofDays(1)), MIN_GRANULARITY_END).toMillis());
+        });
+    }
+
+    @Test
+    void underAYearLeftHealthAndEndpointCarryAWarningThenHealthIsDownOnceItRanOut() {
+        clock.set(MIN_GRANULARITY_END.minus(Duration.ofDays(200)));
+        runner.withPropertyValues("management.endpoints.web.exposure.include=vesta").run(context -> {
+            HealthIndicator indicator = context.getBean("vestaHealthIndicator", HealthIndicator.class);
+            Health health = indicator.health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat((String) health.getDetails().get("timeFieldWarning"))
+                    .contains("runs out at 2049-11-03T11:53:47.775Z (200 days left)");
+            assertThat(context.getBean(VestaEndpoint.class).identity()).containsKey("timeFieldWarning");
+
+            clock.set(MIN_GRANULARITY_END);
+            Health down = indicator.health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails()).containsEntry("timeRemainingSeconds", 0L);
+            assertThat((String) down.getDetails().get("reason")).startsWith("The time field of MIN_GRANULARITY IDs ran out");
+        });
+    }
+
+    @Test
     void metersFollowTheGeneratorsCounters() {
         runner.run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -239,6 +280,8 @@ class VestaActuatorAutoConfigurationTests {
                     .contains("vesta_sequence_exhausted_waits_seconds_count{", "vesta_sequence_exhausted_waits_seconds_sum{")
                     .contains("vesta_clock_backward_steps_total{")
                     .contains("vesta_clock_lag_seconds{gen_method=\"embedded\",machine=\"12\",type=\"min-granularity\"} 0.25")
+                    .contains("vesta_time_remaining_seconds{gen_method=\"embedded\",machine=\"12\",type=\"min-granularity\"} "
+                            + (double) Duration.between(clock.now(), MIN_GRANULARITY_END).toMillis() / 1000)
                     .doesNotContain("_ids_total", "MIN_GRANULARITY");
         });
     }
