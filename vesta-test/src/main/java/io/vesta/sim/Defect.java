@@ -24,5 +24,12 @@ public enum Defect {
      * entry with its token; the former holder (paused or cut off during the takeover) then renews it and issues again
      * while the node that took it over still issues up to its own lease end.
      */
-    RENEWAL_FENCED_BY_TOKEN_ONLY
+    RENEWAL_FENCED_BY_TOKEN_ONLY,
+    /**
+     * ZooKeeper: a report (or closing report) that finds its node's version moved on writes again at the version
+     * read when the node records this machine ID, whoever's mark it carries, not only when it carries this process's
+     * own (the rule of commit 4751e56). A process that hung past its session while a new process of the same owner
+     * took the node over then renews it and issues beside the new one.
+     */
+    ZOOKEEPER_REWRITE_OF_ANOTHER_PROCESS_NODE
 }

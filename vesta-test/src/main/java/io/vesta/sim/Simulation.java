@@ -163,6 +163,9 @@ public final class Simulation {
                 if (node.run != null) {
                     node.run.fiber.close();
                 }
+                for (Run hung : node.hung) {
+                    hung.fiber.close();
+                }
             }
         }
         if (crash != null) {
@@ -188,6 +191,8 @@ public final class Simulation {
         long pausedUntil = Long.MIN_VALUE;
         long cutOffUntil = Long.MIN_VALUE;
         Run run;
+        /** Runs of this node's owner that hung while a new one started beside them (ZooKeeper scenarios only). */
+        final List<Run> hung = new ArrayList<>();
         int runs;
 
         Node(int index, SimClock clock) {
@@ -202,8 +207,9 @@ public final class Simulation {
                 if (forRun != null && forRun.over) {
                     return;
                 }
-                if (pausedUntil > scheduler.now()) {
-                    at(pausedUntil, forRun, action);
+                long until = Math.max(pausedUntil, forRun == null ? Long.MIN_VALUE : forRun.pausedUntil);
+                if (until > scheduler.now()) {
+                    at(until, forRun, action);
                     return;
                 }
                 action.run();
@@ -217,6 +223,8 @@ public final class Simulation {
         final String label;
         final Fiber fiber;
         final List<Tenure> tenures = new ArrayList<>();
+        /** Until when this process alone is stopped (a SIGSTOP), beside its node's pauses. */
+        long pausedUntil = Long.MIN_VALUE;
         LeasedMachineIdProvider<?> provider;
         EmbeddedIdService service;
         boolean over;
@@ -319,24 +327,35 @@ public final class Simulation {
     /** A client asks the node for a few IDs, now and again. */
     private void request(Node node) {
         node.at(scheduler.now(), null, () -> {
-            Run run = node.run;
-            if (run != null && run.service != null && !run.over && !run.service.isClosed()) {
-                int count = (int) scheduler.between(1, 3);
-                try {
-                    long[] ids = count == 1 ? new long[] {run.service.genId()} : run.service.genIds(count);
-                    for (long id : ids) {
-                        Id fields = CODEC.expId(id);
-                        long idTime = EPOCH + fields.time();
-                        checker.issued(run.label, run.tenure(fields.machine()), id, fields.machine(), idTime,
-                                scheduler.now() - START);
-                    }
-                } catch (IllegalStateException e) {
-                    // the lease not held, the clock behind, a generator closed by a move to a new block
-                    refusals++;
-                }
-            }
+            issue(node.run);
             scheduler.after(scheduler.between(100, 400), () -> request(node));
         });
+    }
+
+    /** A client of a hung process asks it for a few IDs, now and again, from when it goes on until it is killed. */
+    private void requestHung(Run run) {
+        run.node.at(scheduler.now(), run, () -> {
+            issue(run);
+            scheduler.after(scheduler.between(100, 400), () -> requestHung(run));
+        });
+    }
+
+    private void issue(Run run) {
+        if (run != null && run.service != null && !run.over && !run.service.isClosed()) {
+            int count = (int) scheduler.between(1, 3);
+            try {
+                long[] ids = count == 1 ? new long[] {run.service.genId()} : run.service.genIds(count);
+                for (long id : ids) {
+                    Id fields = CODEC.expId(id);
+                    long idTime = EPOCH + fields.time();
+                    checker.issued(run.label, run.tenure(fields.machine()), id, fields.machine(), idTime,
+                            scheduler.now() - START);
+                }
+            } catch (IllegalStateException e) {
+                // the lease not held, the clock behind, a generator closed by a move to a new block
+                refusals++;
+            }
+        }
     }
 
     /** The node's clock drifts, and now and then is stepped, within the bound. */
@@ -367,8 +386,34 @@ public final class Simulation {
         } else if (roll < 0.65 && run != null) {
             trace(run.label + " crashes");
             endRun(run, scheduler.between(0, 2 * lease));
+        } else if (roll < 0.75 && run != null && run.service != null && scenario.store() == Store.ZOOKEEPER) {
+            hang(run);
         }
         scheduler.after(scheduler.between(1_000, 5_000), () -> trouble(node));
+    }
+
+    /**
+     * The run's process hangs (a SIGSTOP) past its session while a new process of the same owner starts beside it
+     * (a supervisor's restart); the hung one goes on later, issues what it may, and is killed. Only in ZooKeeper
+     * scenarios, whose live node and process marks are what keep the two apart.
+     */
+    private void hang(Run run) {
+        Node node = run.node;
+        long hang = scheduler.between(lease, 3 * lease);
+        run.pausedUntil = scheduler.now() + hang;
+        node.run = null;
+        node.hung.add(run);
+        trace(run.label + " hangs for " + hang + " ms; a new process starts beside it");
+        scheduler.after(scheduler.between(0, lease), () -> startRun(node));
+        scheduler.after(hang, () -> requestHung(run));
+        scheduler.after(hang + scheduler.between(lease, 3 * lease), () -> {
+            if (!run.over) {
+                trace(run.label + " is killed");
+                run.over = true;
+                run.fiber.close();
+                node.hung.remove(run);
+            }
+        });
     }
 
     private void close(Run run) {

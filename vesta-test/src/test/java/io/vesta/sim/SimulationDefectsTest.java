@@ -27,6 +27,11 @@ class SimulationDefectsTest {
         assertFoundAndAbsentWithoutIt(Store.REDIS, Defect.RENEWAL_FENCED_BY_TOKEN_ONLY);
     }
 
+    @Test
+    void findsAZooKeeperReportThatRewritesAnotherProcesssNode() {
+        assertFoundAndAbsentWithoutIt(Store.ZOOKEEPER, Defect.ZOOKEEPER_REWRITE_OF_ANOTHER_PROCESS_NODE);
+    }
+
     private static void assertFoundAndAbsentWithoutIt(Store store, Defect defect) {
         long found = -1;
         for (long seed = 0; seed < SEEDS && found < 0; seed++) {

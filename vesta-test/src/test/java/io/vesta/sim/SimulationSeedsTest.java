@@ -55,6 +55,32 @@ class SimulationSeedsTest {
         assertThat(failures).as("failing seeds").isEmpty();
     }
 
+    /**
+     * The ZooKeeper model takes the write path of a report whose earlier answer was lost: it reads the node, finds its
+     * own mark, and writes again at the version read; and a process that hung beside its successor is refused.
+     */
+    @Test
+    void zooKeeperSeedsReportAgainAfterALostAnswerAndRefuseAHungProcess() {
+        int again = 0;
+        int refused = 0;
+        for (long seed = 0; seed < 300; seed++) {
+            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, Store.ZOOKEEPER, Defect.NONE));
+            assertThat(result.failures()).as("%s", result.scenario()).isEmpty();
+            for (String line : result.trace().split("\n")) {
+                if (line.matches(".* report again \\S+ at version \\d+ until \\d+ -> \\d+")) {
+                    again++;
+                }
+                if (line.matches(".* report: \\S+ carries \\S+'s mark, not this process's")) {
+                    refused++;
+                }
+            }
+        }
+        System.out.println("ZooKeeper seeds 0..299: " + again + " reports again at the version read, " + refused
+                + " reports refused on another process's mark");
+        assertThat(again).as("reports written again at the version read").isPositive();
+        assertThat(refused).as("reports refused on another process's mark").isPositive();
+    }
+
     /** {@code -Dvesta.sim.replay=seed:STORE:DEFECT}: runs that one scenario again and prints its trace. */
     @Test
     @EnabledIfSystemProperty(named = "vesta.sim.replay", matches = ".+")
