@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The IDs in memory: the batch in use and the next one, fetched by background threads in rounds of a
@@ -60,6 +61,7 @@ final class PrefetchBuffer implements AutoCloseable {
     private final double refillThreshold;
     private final BatchSizer sizer;
     private final LongSupplier ticker;
+    private final ToLongFunction<long[]> issueSpan;
     private final ServerRotation rotation;
     private final BatchFetch fetch;
     private final Duration timeout;
@@ -106,7 +108,17 @@ final class PrefetchBuffer implements AutoCloseable {
      */
     PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
             LongSupplier fallback, LongSupplier ticker) {
+        this(sizer, refillThreshold, rotation, fetch, timeout, fallback, ticker, ids -> 0);
+    }
+
+    /**
+     * @param issueSpan how long, at least, the server took to issue a batch, in nanoseconds, from the IDs' times: the
+     *        last one's less the first one's, less one time unit (the fields are truncated), never below 0
+     */
+    PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
+            LongSupplier fallback, LongSupplier ticker, ToLongFunction<long[]> issueSpan) {
         this.sizer = sizer;
+        this.issueSpan = issueSpan;
         this.maxAgeNanos = sizer.maxAgeNanos();
         this.refillThreshold = refillThreshold;
         this.ticker = ticker;
@@ -343,7 +355,8 @@ final class PrefetchBuffer implements AutoCloseable {
             exhausted.ended = true;
             // A caller who waits for a batch the buffer did not fetch ahead (calls are rare) is not starved: it waits
             // by design, and the batch should not grow for it.
-            sizer.ended(used, now - exhausted.inUseSinceNanos, expired, starved && exhausted.fetchAhead);
+            sizer.ended(used, now - exhausted.inUseSinceNanos, now - exhausted.issuedNanos, expired,
+                    starved && exhausted.fetchAhead);
         }
     }
 
@@ -388,17 +401,25 @@ final class PrefetchBuffer implements AutoCloseable {
 
     private void runRound(long number, int size) {
         ServerRotation.Round round = null;
-        // When the request to the server that answered was sent: its IDs were issued after that.
+        // When the request to the server that answered was sent (its IDs were issued after that), and when the server
+        // had reserved them all (its answer's headers arrived, or else its body).
         long[] sentNanos = new long[1];
+        long[] reservedNanos = new long[1];
+        boolean[] reservedSeen = new boolean[1];
         try {
             round = rotation.run(server -> {
                 sentNanos[0] = ticker.getAsLong();
-                return fetch.fetch(server, size, () -> reserved(number));
+                reservedSeen[0] = false;
+                return fetch.fetch(server, size, () -> {
+                    reservedNanos[0] = ticker.getAsLong();
+                    reservedSeen[0] = true;
+                    reserved(number);
+                });
             });
         } finally {
             // Whatever happened, the round must end here, or no round would ever start again and every caller
             // would wait out its timeout with the fallback unused.
-            endRound(number, round, sentNanos[0]);
+            endRound(number, round, sentNanos[0], reservedSeen[0] ? reservedNanos[0] : ticker.getAsLong());
         }
     }
 
@@ -419,17 +440,17 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
-    private void endRound(long number, ServerRotation.Round round, long sentNanos) {
+    private void endRound(long number, ServerRotation.Round round, long sentNanos, long reservedNanos) {
         lock.lock();
         try {
             inFlight--;
             roundsEnded++;
-            endedEarly.put(number, new Ended(round, sentNanos));
+            endedEarly.put(number, new Ended(round, sentNanos, reservedNanos));
             // Deliver in the order the rounds started: a round that ended before an earlier one waits for it.
             while (endedEarly.containsKey(nextToDeliver)) {
                 boolean overlapped = overlapping.remove(nextToDeliver);
                 Ended ended = endedEarly.remove(nextToDeliver++);
-                deliver(ended.round, ended.sentNanos, overlapped);
+                deliver(ended.round, ended.sentNanos, ended.reservedNanos, overlapped);
             }
             roundEnded.signalAll();
         } finally {
@@ -442,10 +463,14 @@ final class PrefetchBuffer implements AutoCloseable {
      * @param overlapped whether the round was started while the one before it was under way ({@link #reserved}): if
      *        that one failed too, its failures stand, since they are why this one found its servers backing off
      */
-    private void deliver(ServerRotation.Round round, long sentNanos, boolean overlapped) {
+    private void deliver(ServerRotation.Round round, long sentNanos, long reservedNanos, boolean overlapped) {
         if (round != null && round.ids() != null) {
             batchesFetched.increment();
-            ready.add(new Batch(round.ids(), refillThreshold, sentNanos + maxAgeNanos));
+            // When the server likely issued the first ID: it had them all by reservedNanos, and spent at least the
+            // span of their times issuing them. A server at its MAX_PEAK ceiling holds a request until the next
+            // second and then issues the batch at once: the hold is not age, and should not shrink the batches.
+            long issuedNanos = Math.max(sentNanos, reservedNanos - issueSpan.applyAsLong(round.ids()));
+            ready.add(new Batch(round.ids(), refillThreshold, sentNanos, issuedNanos, maxAgeNanos));
             failure = null;
         } else if (!closed) {
             if (!(overlapped && failure != null)) {
@@ -461,18 +486,23 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
-    /** A round's result and when the request that got it was sent; a null round threw. */
-    private record Ended(ServerRotation.Round round, long sentNanos) {
+    /** A round's result, when the request that got it was sent and when the server had reserved it; a null round threw. */
+    private record Ended(ServerRotation.Round round, long sentNanos, long reservedNanos) {
     }
 
     /** IDs of one server's one reservation, handed out by index. */
     private static final class Batch {
 
-        static final Batch EMPTY = new Batch(new long[0], 0, 0);
+        static final Batch EMPTY = new Batch(new long[0], 0, 0, 0, 0);
 
         final long[] ids;
         /** Taking the ID at this index starts the round that fetches the next batch; -1 for the empty batch. */
         final int refillIndex;
+        /**
+         * When the server likely issued the first ID, by the buffer's ticker: not before the request was sent; how
+         * old the batch's IDs are for sizing the next, whereas their expiry counts from the request, to be safe.
+         */
+        final long issuedNanos;
         /** From this reading of the buffer's ticker on, no ID of the batch may be handed out. */
         final long expiresAtNanos;
         /** When the batch became the one in use, by the buffer's ticker; written and read under the buffer's lock. */
@@ -483,10 +513,11 @@ final class PrefetchBuffer implements AutoCloseable {
         boolean ended;
         private final AtomicInteger taken = new AtomicInteger();
 
-        Batch(long[] ids, double refillThreshold, long expiresAtNanos) {
+        Batch(long[] ids, double refillThreshold, long sentNanos, long issuedNanos, long maxAgeNanos) {
             this.ids = ids;
             this.refillIndex = (int) Math.min(ids.length - 1, Math.round(ids.length * refillThreshold));
-            this.expiresAtNanos = expiresAtNanos;
+            this.issuedNanos = issuedNanos;
+            this.expiresAtNanos = sentNanos + maxAgeNanos;
         }
 
         /** Whether the batch is too old to hand out an ID at {@code nowNanos}; never for the empty batch. */

@@ -40,9 +40,9 @@ import java.util.regex.Pattern;
  * while the current one is still in use: once {@code refillThreshold} of it is used (by default 0.1, a tenth, as in
  * Leaf), one background thread asks for the next. {@link #genId()} is then an index increment on an array; it waits
  * only when both batches are used up before a server has answered. The batch size follows use, as Leaf's segment
- * step does: it starts at {@code prefetch}; a batch used up within {@code batchLifetime} (1 s), or before the next one
- * arrived, doubles the next request up to {@code maxPrefetch} (100,000), and one that lasted more than twice as long
- * halves it back down to {@code prefetch}. A busy client so keeps its server's generator busy with no tuning, and a
+ * step does: it starts at {@code prefetch}; a batch used up within {@code batchLifetime} (1 s, but at most an eighth
+ * of {@code maxIdAge}), or before the next one arrived, doubles the next request up to {@code maxPrefetch} (100,000),
+ * and one that lasted more than twice as long halves it, down to 1. A busy client so keeps its server's generator busy with no tuning, and a
  * quiet one keeps few IDs in memory (and loses few when it stops). While callers wait, the next request goes out as
  * soon as the server has answered the current one with its headers (it has reserved the whole batch by then), so
  * the server reserves the next batch while the current one travels; batches are used in the order they were asked
@@ -54,9 +54,10 @@ import java.util.regex.Pattern;
  * after its issue an ID is handed out, measured on this client's monotonic clock alone: no server's wall clock is
  * trusted, and a clock step on either side changes nothing. Each call checks the age of the batch it takes from;
  * IDs of a batch grown older are dropped unissued ({@link #expiredIds()}: gaps, never repeats). The batch lifetime
- * the size adapts to is at most a quarter of the bound, so batches are used up before they grow old; a client whose
- * calls are further apart than half the bound fetches nothing ahead, and each batch, fetched when a call needs it,
- * holds what fits in the bound at that pace: one ID per call when the calls are further apart than the bound.
+ * the size adapts to is at most an eighth of the bound, and a batch whose last IDs came close to the bound does not
+ * grow the next, so batches are used up before they grow old; a client whose calls are an eighth of the bound apart
+ * or more fetches nothing ahead, and each batch, fetched when a call needs it, holds what fits in four fifths of the
+ * bound at that pace: one ID per call when the calls are further apart than that.
  * An ID's decoded time can still lag this client's wall clock by the bound, plus one time unit (the field is
  * truncated to whole seconds or milliseconds), plus however far the server's clock is behind this one's.
  *
@@ -152,7 +153,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         TimeSource timeSource = builder.timeSource;
         this.buffer = new PrefetchBuffer(new BatchSizer(1, prefetch, maxPrefetch, batchLifetime, maxIdAge), refillThreshold,
                 rotation, (server, count, onReserved) -> fetch(server, count, true, onReserved), timeout,
-                fallback == null ? null : this::fallbackId, timeSource::nanoTime);
+                fallback == null ? null : this::fallbackId, timeSource::nanoTime, this::issueSpanNanos);
     }
 
     /** A builder with every setting at its default; the servers must be set. */
@@ -368,6 +369,15 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     public String toString() {
         return "RemoteIdService[" + type + ", servers " + rotation + ", prefetch " + prefetch + "-" + maxPrefetch + ", max ID age "
                 + maxIdAge.toMillis() + " ms, timeout " + timeout.toMillis() + " ms" + (fallback != null ? ", fallback " + fallback : "") + "]";
+    }
+
+    /** How long the server took to issue {@code ids}, at least: their times' span less one unit, never below 0. */
+    private long issueSpanNanos(long[] ids) {
+        if (ids.length < 2) {
+            return 0;
+        }
+        long units = codec.expId(ids[ids.length - 1]).time() - codec.expId(ids[0]).time() - 1;
+        return Math.max(0, units) * IdLayout.of(type).unitMillis() * 1_000_000;
     }
 
     private long fallbackId() {

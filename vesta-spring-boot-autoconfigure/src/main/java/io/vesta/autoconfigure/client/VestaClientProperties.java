@@ -22,10 +22,10 @@ public class VestaClientProperties {
     /** Most IDs a batch grows to, from prefetch to 100000. */
     private int maxPrefetch = RemoteIdService.DEFAULT_MAX_PREFETCH;
 
-    /** How long a batch should last, 1ms-1h, but at most a quarter of max-id-age: a batch used up sooner (or before the next one arrived) doubles the next request up to max-prefetch, one that lasted more than twice as long halves it. A busy client so asks for large batches and keeps its servers' generators busy; a quiet one keeps few IDs in memory and loses few when it stops. */
+    /** How long a batch should last, 1ms-1h, but at most an eighth of max-id-age: a batch used up sooner (or before the next one arrived) doubles the next request up to max-prefetch, one that lasted more than twice as long halves it. A busy client so asks for large batches and keeps its servers' generators busy; a quiet one keeps few IDs in memory and loses few when it stops. */
     private Duration batchLifetime = RemoteIdService.DEFAULT_BATCH_LIFETIME;
 
-    /** Oldest an ID may be when genId() hands it out, counted from when the request that fetched it was sent (on this client's monotonic clock, so no clock of a server is trusted), 1ms-1h. Unset: 1s for max-peak, 100ms for min-granularity. Prefetched IDs that grow older are dropped unissued and counted (vesta.client.expired.ids); a client whose calls are further apart than about this fetches for each call. */
+    /** Oldest an ID may be when genId() hands it out, counted from when the request that fetched it was sent (on this client's monotonic clock, so no clock of a server is trusted), 1ms-1h. Unset: 1s for max-peak, 100ms for min-granularity. Prefetched IDs that grow older are dropped unissued and counted (vesta.client.expired.ids); a client whose calls are further apart than four fifths of this fetches for each call. */
     private Duration maxIdAge;
 
     /** Share of a batch used when the next batch is fetched in the background, 0-1: 0.1 fetches once a tenth is used (as Leaf does), 1 only when the batch is used up. */

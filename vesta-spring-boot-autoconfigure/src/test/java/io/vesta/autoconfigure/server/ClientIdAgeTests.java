@@ -45,7 +45,7 @@ class ClientIdAgeTests {
         contexts.forEach(ConfigurableApplicationContext::close);
     }
 
-    private RemoteIdService start(IdType type) {
+    private RemoteIdService start(IdType type, String... clientProperties) {
         String typeName = "vesta.type=" + type.name().toLowerCase(Locale.ROOT).replace('_', '-');
         ConfigurableApplicationContext server = new SpringApplicationBuilder(App.class)
                 .initializers(context -> context.getBeanFactory().registerSingleton("clock", clock))
@@ -57,7 +57,7 @@ class ClientIdAgeTests {
         ConfigurableApplicationContext client = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
                 .initializers(context -> context.getBeanFactory().registerSingleton("clock", clock))
                 .properties("vesta.mode=client", typeName, "vesta.client.servers=" + url, "spring.main.banner-mode=off",
-                        "logging.level.root=warn").run();
+                        "logging.level.root=warn").properties(clientProperties).run();
         contexts.add(client);
         RemoteIdService service = client.getBean(RemoteIdService.class);
         assertThat(service.maxIdAge()).isEqualTo(RemoteIdService.defaultMaxIdAge(type));
@@ -150,11 +150,14 @@ class ClientIdAgeTests {
     @ParameterizedTest
     @EnumSource(IdType.class)
     void busyCallersGetIdsWithinTheBoundAndLargeBatches(IdType type) throws Exception {
-        RemoteIdService client = start(type);
+        // At its MAX_PEAK ceiling the server holds a request until the next second: on a loaded machine that and the
+        // exchange can pass the default 2 s timeout, which is not what this test is about.
+        RemoteIdService client = start(type, "vesta.client.timeout=10s");
         long allowed = allowedLagMillis(client);
         Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
         AtomicLong worst = new AtomicLong();
         AtomicLong taken = new AtomicLong();
+        AtomicLong largestBatch = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 2; t++) {
@@ -165,6 +168,7 @@ class ClientIdAgeTests {
                         long id = client.genId();
                         if (++count % 64 == 0) {
                             worst.accumulateAndGet(lagMillis(client, id), Math::max);
+                            largestBatch.accumulateAndGet(client.batchSize(), Math::max);
                         }
                     }
                     taken.addAndGet(count);
@@ -182,7 +186,7 @@ class ClientIdAgeTests {
         assertThat(failures).isEmpty();
         assertThat(worst.get()).isLessThanOrEqualTo(allowed);
         assertThat(client.fetchesAhead()).isTrue();
-        assertThat(client.batchSize()).as("batches grew for the busy callers").isGreaterThan(client.prefetch());
+        assertThat(largestBatch.get()).as("batches grew for the busy callers").isGreaterThan(client.prefetch());
         assertThat(taken.get()).isGreaterThan(100_000);
     }
 
