@@ -19,7 +19,9 @@ import java.time.Duration;
  * before they grow old.
  *
  * <p>A batch that grew older than the bound before it was used up ends early: the size drops to what was used of it,
- * or half, whichever is less; one that grew too old before its use even began halves it. When the calls come so
+ * or half, whichever is less; one that grew too old before its use even began halves it. Either way the size does not
+ * grow for the next {@value #COOLDOWN_BATCHES} batches: on a loaded machine the size that expired once is likely to
+ * expire again, and each expiry throws a batch's rest away. When the calls come so
  * seldom (an eighth of the bound apart or more) that a batch fetched ahead could hold two IDs at most, the client is
  * <em>quiet</em>: it fetches nothing ahead, and each batch, fetched when a call needs it, holds the IDs that fit in
  * four fifths of the bound at that pace (a fifth left for the fetch itself): four IDs when calls come a quarter of the
@@ -37,6 +39,11 @@ final class BatchSizer {
     private final long quietSpanNanos;
     private int size;
     private boolean quiet;
+    /** Batches still to end before the size may grow again after one grew too old. */
+    private int cooldown;
+
+    /** How many batches after an expiry the size does not grow: growth that expires again only throws IDs away. */
+    static final int COOLDOWN_BATCHES = 8;
 
     /**
      * @param min the smallest request
@@ -92,8 +99,13 @@ final class BatchSizer {
             return;
         }
         quiet = false;
+        boolean mayGrow = cooldown == 0;
+        if (cooldown > 0) {
+            cooldown--;
+        }
         if (expired) {
             size = Math.max(min, Math.min(size / 2, used));
+            cooldown = COOLDOWN_BATCHES;
         } else if (2 * ageNanos > maxAgeNanos) {
             // Used up, but its last IDs came close to the bound: the server took long to reserve it (a
             // MIN_GRANULARITY server reserves 1,024 IDs a millisecond), or it waited long behind the one before.
@@ -103,7 +115,7 @@ final class BatchSizer {
             if (lifetimeNanos > 2 * targetNanos) {
                 size = Math.max(min, size / 2);
             }
-        } else if (starved || lifetimeNanos < targetNanos) {
+        } else if ((starved || lifetimeNanos < targetNanos) && mayGrow) {
             size = (int) Math.min(max, 2L * size);
         } else if (lifetimeNanos > 2 * targetNanos) {
             size = Math.max(min, size / 2);
@@ -116,6 +128,7 @@ final class BatchSizer {
      */
     void expiredUnused() {
         size = Math.max(min, size / 2);
+        cooldown = COOLDOWN_BATCHES;
     }
 
     int min() {

@@ -103,6 +103,20 @@ class BatchSizerTest {
     }
 
     @Test
+    void afterAnExpiryTheSizeDoesNotGrowForAFewBatches() {
+        BatchSizer large = new BatchSizer(1, 64_000, 100_000, Duration.ofSeconds(1), Duration.ofMillis(100));
+        large.ended(20_000, 30 * MS, 100 * MS, true, false);
+        assertThat(large.size()).isEqualTo(20_000);
+
+        for (int i = 0; i < BatchSizer.COOLDOWN_BATCHES; i++) {
+            large.ended(20_000, MS, 10 * MS, false, true);
+            assertThat(large.size()).isEqualTo(20_000);
+        }
+        large.ended(20_000, MS, 10 * MS, false, true);
+        assertThat(large.size()).isEqualTo(40_000);
+    }
+
+    @Test
     void aBatchThatGrewOldBeforeItsUseBeganHalvesTheSizeAndKeepsFetchingAhead() {
         BatchSizer large = new BatchSizer(1, 100_000, 100_000, Duration.ofSeconds(1), Duration.ofMillis(100));
 

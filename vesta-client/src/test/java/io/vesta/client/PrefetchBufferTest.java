@@ -320,6 +320,7 @@ class PrefetchBufferTest {
             ticker.addAndGet(TimeUnit.SECONDS.toNanos(3));
         }
         buffer.nextId();
+        Await.until(() -> buffer.batchesFetched() == fetches.get());
         long expiredBefore = buffer.expiredIds();
         int fetchesBefore = fetches.get();
 
@@ -338,10 +339,13 @@ class PrefetchBufferTest {
     @Test
     void aClientCallingAQuarterOfTheBoundApartFetchesForEveryFewCallsNotEveryCall() throws Exception {
         PrefetchBuffer buffer = aging(Duration.ofSeconds(1));
-        for (int call = 0; call < 5; call++) {
+        // Long enough for every batch fetched before the buffer knew the client was quiet to have grown old.
+        for (int call = 0; call < 10; call++) {
             ticker.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
             buffer.nextId();
         }
+        // A batch fetched ahead before the buffer knew the client was quiet may still be on its way.
+        Await.until(() -> buffer.batchesFetched() == fetches.get());
         int fetchesBefore = fetches.get();
         long expiredBefore = buffer.expiredIds();
 
