@@ -40,12 +40,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>the Java client ({@link RemoteIdService}) {@code genId()} with its default settings (the batch size adapts
  *       to use), against a server with one machine ID and one with a block of 8: IDs per second, counting only IDs
  *       whose time field lies in the measured whole seconds (or milliseconds), as a share of the server's ceiling
- *       (the block size times the layout's).</li>
+ *       (the block size times the layout's); beside it, how far behind this JVM's clock the decoded time of the IDs
+ *       lay when {@code genId()} returned them (every 1,024th ID, the largest), and how many IDs the client dropped
+ *       as older than {@code vesta.client.max-id-age}.</li>
  * </ul>
  * Not a unit test and not JMH: every phase has a fixed duration (about three minutes in all).
  * <pre>
  * java -cp vesta-benchmarks/target/benchmarks.jar io.vesta.benchmarks.ServerLoadHarness \
  *     vesta-server/target/vesta-server.jar [--seconds=5] [--rest-only] [--client-only] \
+ *     [--type=max-peak|min-granularity] [--block-size=1|8] [--max-id-age=MILLIS] \
  *     [--server-arg=--server.tomcat.threads.max=8 ...]
  * </pre>
  */
@@ -68,6 +71,11 @@ public final class ServerLoadHarness {
     private final List<String> serverArgs;
     private final boolean rest;
     private final boolean client;
+    /** The client runs: each type and block size unless narrowed by --type and --block-size. */
+    private List<IdType> types = List.of(IdType.values());
+    private int[] blockSizes = BLOCK_SIZES;
+    /** The client's max-id-age, or null for its default. */
+    private Duration maxIdAge;
     private final Duration warmup = Duration.ofSeconds(2);
     private final List<String> rows = new ArrayList<>();
     private final List<String> verdicts = new ArrayList<>();
@@ -90,6 +98,9 @@ public final class ServerLoadHarness {
         boolean rest = true;
         boolean client = true;
         List<String> serverArgs = new ArrayList<>();
+        List<IdType> types = List.of(IdType.values());
+        int[] blockSizes = BLOCK_SIZES;
+        Duration maxIdAge = null;
         for (String arg : Arrays.asList(args).subList(1, args.length)) {
             if (arg.startsWith("--seconds=")) {
                 seconds = Math.max(1, Math.min(60, Integer.parseInt(arg.substring("--seconds=".length()))));
@@ -97,13 +108,23 @@ public final class ServerLoadHarness {
                 client = false;
             } else if (arg.equals("--client-only")) {
                 rest = false;
+            } else if (arg.startsWith("--type=")) {
+                types = List.of(IdType.valueOf(arg.substring("--type=".length()).toUpperCase(Locale.ROOT).replace('-', '_')));
+            } else if (arg.startsWith("--block-size=")) {
+                blockSizes = new int[] { Integer.parseInt(arg.substring("--block-size=".length())) };
+            } else if (arg.startsWith("--max-id-age=")) {
+                maxIdAge = Duration.ofMillis(Long.parseLong(arg.substring("--max-id-age=".length())));
             } else if (arg.startsWith("--server-arg=")) {
                 serverArgs.add(arg.substring("--server-arg=".length()));
             } else {
                 throw new IllegalArgumentException("unknown argument " + arg);
             }
         }
-        new ServerLoadHarness(Path.of(args[0]), Duration.ofSeconds(seconds), serverArgs, rest, client).run();
+        ServerLoadHarness harness = new ServerLoadHarness(Path.of(args[0]), Duration.ofSeconds(seconds), serverArgs, rest, client);
+        harness.types = types;
+        harness.blockSizes = blockSizes;
+        harness.maxIdAge = maxIdAge;
+        harness.run();
     }
 
     private void run() throws Exception {
@@ -123,8 +144,8 @@ public final class ServerLoadHarness {
             }
         }
         if (client) {
-            for (int blockSize : BLOCK_SIZES) {
-                for (IdType type : IdType.values()) {
+            for (int blockSize : blockSizes) {
+                for (IdType type : types) {
                     List<String> args = new ArrayList<>(serverArgs);
                     args.add("--vesta.machine-id.block-size=" + blockSize);
                     try (Server server = Server.start(jar, type, args)) {
@@ -136,7 +157,7 @@ public final class ServerLoadHarness {
         System.out.println();
         System.out.println("Date: " + LocalDate.now() + "; machine: " + machine() + "; load average at end: " + loadAverage());
         System.out.println();
-        System.out.println("| measurement | setting | result | p50 | p99 |");
+        System.out.println("| measurement | setting | result | p50 (client: largest lag) | p99 (client: IDs expired) |");
         System.out.println("|---|---|---|---|---|");
         rows.forEach(System.out::println);
         System.out.println();
@@ -175,15 +196,19 @@ public final class ServerLoadHarness {
         long ceiling = layout.ceilingPerSecond() * blockSize;
         for (int threads : CLIENT_THREADS) {
             try (RemoteIdService client = RemoteIdService.builder().servers("http://127.0.0.1:" + server.port).type(type)
-                    .build()) {
-                consume(client, threads, layout, warmup.toMillis() / layout.unitMillis());
+                    .maxIdAge(maxIdAge).build()) {
+                consume(client, threads, layout, warmup.toMillis() / layout.unitMillis(), new AtomicLong());
                 long units = measure.toMillis() / layout.unitMillis();
-                long counted = consume(client, threads, layout, units);
+                long expiredBefore = client.expiredIds();
+                AtomicLong maxLagMillis = new AtomicLong();
+                long counted = consume(client, threads, layout, units, maxLagMillis);
                 double perSecond = counted * 1000.0 / (units * layout.unitMillis());
                 double share = perSecond / ceiling;
-                rows.add(String.format(Locale.ROOT, "| client genId(), %s, server block of %d | defaults, %d thread%s (batch"
-                        + " size at the end %,d) | %,.0f IDs/s = %.2f of %,d | | |", type, blockSize, threads,
-                        threads == 1 ? "" : "s", client.batchSize(), perSecond, share, ceiling));
+                rows.add(String.format(Locale.ROOT, "| client genId(), %s, server block of %d | %s, %d thread%s (batch"
+                        + " size at the end %,d) | %,.0f IDs/s = %.2f of %,d | largest lag %,d ms | %,d expired |", type,
+                        blockSize, maxIdAge == null ? "defaults" : "max-id-age " + maxIdAge.toMillis() + " ms", threads,
+                        threads == 1 ? "" : "s", client.batchSize(), perSecond, share, ceiling, maxLagMillis.get(),
+                        client.expiredIds() - expiredBefore));
                 System.out.println(rows.get(rows.size() - 1));
                 verdicts.add(String.format(Locale.ROOT, "Client genId() with defaults, %s, server block of %d, %d thread%s:"
                         + " %.2f of the server's ceiling; target %.2f: %s", type, blockSize, threads, threads == 1 ? "" : "s",
@@ -200,9 +225,11 @@ public final class ServerLoadHarness {
     /**
      * Calls genId() from {@code threads} threads over {@code units} whole time units of the layout, starting at a
      * unit boundary, and counts the IDs whose time field lies in those units: at most the ceiling, however many
-     * IDs were prefetched before the window opened.
+     * IDs were prefetched before the window opened. Every 1,024th ID, records in {@code maxLagMillis} how far its
+     * decoded time lies behind this JVM's clock as genId() returns it.
      */
-    private static long consume(RemoteIdService client, int threads, IdLayout layout, long units) throws InterruptedException {
+    private static long consume(RemoteIdService client, int threads, IdLayout layout, long units, AtomicLong maxLagMillis)
+            throws InterruptedException {
         long unitMillis = layout.unitMillis();
         long epochMillis = client.epoch().toEpochMilli();
         long now = System.currentTimeMillis();
@@ -219,12 +246,15 @@ public final class ServerLoadHarness {
             Thread thread = new Thread(() -> {
                 long mine = 0;
                 while (System.currentTimeMillis() < endMillis) {
+                    long time = 0;
                     for (int i = 0; i < 1024; i++) {
-                        long time = (client.genId() >>> timeShift) & maxTime;
+                        time = (client.genId() >>> timeShift) & maxTime;
                         if (time >= firstUnit && time < lastUnit) {
                             mine++;
                         }
                     }
+                    long lag = System.currentTimeMillis() - (epochMillis + time * unitMillis);
+                    maxLagMillis.accumulateAndGet(lag, Math::max);
                 }
                 counted.addAndGet(mine);
                 done.countDown();

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The IDs in memory: the batch in use and the next one, fetched by background threads in rounds of a
@@ -34,6 +35,12 @@ import java.util.function.LongSupplier;
  * <p>When a round gets nothing, the failures are kept: a caller who would wait takes from the fallback if there is
  * one, else fails with them (at once while every server is backing off), and a round starts again when the first
  * backoff ends. The first batch a round delivers ends the failure.
+ *
+ * <p><b>Age.</b> No ID is handed out more than the sizer's age bound after the request that fetched it was sent, by
+ * the buffer's monotonic ticker: the server cannot have issued it before that, so the bound holds whatever the two
+ * machines' wall clocks say. Each call reads the ticker before it takes an ID; a batch found too old is dropped, its
+ * remaining IDs counted ({@link #expiredIds()}), and the call goes on to the next batch, or waits for a fresh one.
+ * While calls are rare the sizer says not to fetch ahead, and a batch is fetched only when a call needs it.
  */
 final class PrefetchBuffer implements AutoCloseable {
 
@@ -54,6 +61,7 @@ final class PrefetchBuffer implements AutoCloseable {
     private final double refillThreshold;
     private final BatchSizer sizer;
     private final LongSupplier ticker;
+    private final ToLongFunction<long[]> issueSpan;
     private final ServerRotation rotation;
     private final BatchFetch fetch;
     private final Duration timeout;
@@ -75,7 +83,7 @@ final class PrefetchBuffer implements AutoCloseable {
     /** The number of the round whose result is delivered next. */
     private long nextToDeliver;
     /** Results of rounds that ended before an earlier round, by number; a null round threw. */
-    private final TreeMap<Long, ServerRotation.Round> endedEarly = new TreeMap<>();
+    private final TreeMap<Long, Ended> endedEarly = new TreeMap<>();
     /** Rounds started by {@link #reserved}, by number, until they are delivered. */
     private final Set<Long> overlapping = new HashSet<>();
     /** Callers waiting for a round to end. */
@@ -86,6 +94,8 @@ final class PrefetchBuffer implements AutoCloseable {
     private volatile boolean closed;
 
     private final LongAdder batchesFetched = new LongAdder();
+    private final LongAdder expiredIds = new LongAdder();
+    private final long maxAgeNanos;
 
     /**
      * Starts the round that fetches the first batch.
@@ -98,7 +108,18 @@ final class PrefetchBuffer implements AutoCloseable {
      */
     PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
             LongSupplier fallback, LongSupplier ticker) {
+        this(sizer, refillThreshold, rotation, fetch, timeout, fallback, ticker, ids -> 0);
+    }
+
+    /**
+     * @param issueSpan how long, at least, the server took to issue a batch, in nanoseconds, from the IDs' times: the
+     *        last one's less the first one's, less one time unit (the fields are truncated), never below 0
+     */
+    PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
+            LongSupplier fallback, LongSupplier ticker, ToLongFunction<long[]> issueSpan) {
         this.sizer = sizer;
+        this.issueSpan = issueSpan;
+        this.maxAgeNanos = sizer.maxAgeNanos();
         this.refillThreshold = refillThreshold;
         this.ticker = ticker;
         this.rotation = rotation;
@@ -134,9 +155,10 @@ final class PrefetchBuffer implements AutoCloseable {
     long nextId() {
         while (true) {
             Batch batch = current;
-            int index = batch.take();
+            // The age is checked before the ID is taken, so that an ID taken is an ID handed out.
+            int index = batch.expired(ticker.getAsLong()) ? -1 : batch.take();
             if (index >= 0) {
-                if (index == batch.refillIndex) {
+                if (index == batch.refillIndex && batch.fetchAhead) {
                     refillInBackground();
                 }
                 return batch.ids[index];
@@ -153,11 +175,11 @@ final class PrefetchBuffer implements AutoCloseable {
      */
     long[] take(int count) {
         Batch batch = current;
-        int start = batch.take(count);
+        int start = batch.expired(ticker.getAsLong()) ? -1 : batch.take(count);
         if (start < 0) {
             return null;
         }
-        if (start <= batch.refillIndex && batch.refillIndex < start + count) {
+        if (start <= batch.refillIndex && batch.refillIndex < start + count && batch.fetchAhead) {
             refillInBackground();
         }
         return Arrays.copyOfRange(batch.ids, start, start + count);
@@ -176,6 +198,21 @@ final class PrefetchBuffer implements AutoCloseable {
     /** How many batches rounds have delivered. */
     long batchesFetched() {
         return batchesFetched.sum();
+    }
+
+    /** How many IDs were dropped unissued because they grew older than the age bound. */
+    long expiredIds() {
+        return expiredIds.sum();
+    }
+
+    /** Whether the next batch is fetched while the current one is in use; false while calls are rare. */
+    boolean fetchesAhead() {
+        lock.lock();
+        try {
+            return sizer.fetchAhead();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** IDs in memory not yet handed out: the rest of the batch in use and the next batch, if it has arrived. */
@@ -236,11 +273,22 @@ final class PrefetchBuffer implements AutoCloseable {
                 if (current != exhausted) {
                     return false;
                 }
+                long tick = ticker.getAsLong();
+                int used = exhausted.used();
+                boolean expired = exhausted.expired(tick) && exhausted.drop(expiredIds);
+                while (!ready.isEmpty() && ready.peek().expired(tick)) {
+                    // Fetched ahead and grown old waiting for its turn (a caller who waited for it was slower still).
+                    ready.poll().drop(expiredIds);
+                    sizer.expiredUnused();
+                }
                 if (!ready.isEmpty()) {
                     // Starved when this caller waited for the next batch to arrive.
-                    use(ready.poll(), exhausted, roundsEnded != seenRounds);
+                    use(ready.poll(), exhausted, used, expired, roundsEnded != seenRounds, tick);
                     return false;
                 }
+                // The caller will wait for the next batch (or take from the fallback): the sizer learns of it now, so
+                // that the round this caller starts asks for what it can use.
+                endOfUse(exhausted, used, expired, true, tick);
                 long now = System.nanoTime();
                 if (failure != null) {
                     boolean roundFailedWhileWaiting = roundsEnded != seenRounds;
@@ -284,18 +332,31 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
-    /** Makes {@code batch} the one in use, after {@code exhausted}; call with the lock held. */
-    private void use(Batch batch, Batch exhausted, boolean starved) {
-        long now = ticker.getAsLong();
-        if (exhausted != Batch.EMPTY) {
-            sizer.usedUp(now - exhausted.inUseSinceNanos, starved);
-        }
+    /**
+     * Makes {@code batch} the one in use, after {@code exhausted}; call with the lock held.
+     * @param used how many IDs of {@code exhausted} were handed out
+     * @param expired whether {@code exhausted} ended by growing too old rather than used up
+     */
+    private void use(Batch batch, Batch exhausted, int used, boolean expired, boolean starved, long now) {
+        endOfUse(exhausted, used, expired, starved, now);
         batch.inUseSinceNanos = now;
+        batch.fetchAhead = sizer.fetchAhead();
         current = batch;
-        if (starved && !closed && inFlight == 0 && ready.isEmpty() && failure == null) {
+        if (starved && batch.fetchAhead && !closed && inFlight == 0 && ready.isEmpty() && failure == null) {
             // Callers are ahead of the fetches: ask for the next batch now rather than at this one's refill index, so
             // the server's generator idles only while a batch travels.
             startRound();
+        }
+    }
+
+    /** Tells the sizer how {@code exhausted} was used, once; call with the lock held. */
+    private void endOfUse(Batch exhausted, int used, boolean expired, boolean starved, long now) {
+        if (exhausted != Batch.EMPTY && !exhausted.ended) {
+            exhausted.ended = true;
+            // A caller who waits for a batch the buffer did not fetch ahead (calls are rare) is not starved: it waits
+            // by design, and the batch should not grow for it.
+            sizer.ended(used, now - exhausted.inUseSinceNanos, now - exhausted.issuedNanos, expired,
+                    starved && exhausted.fetchAhead);
         }
     }
 
@@ -340,12 +401,25 @@ final class PrefetchBuffer implements AutoCloseable {
 
     private void runRound(long number, int size) {
         ServerRotation.Round round = null;
+        // When the request to the server that answered was sent (its IDs were issued after that), and when the server
+        // had reserved them all (its answer's headers arrived, or else its body).
+        long[] sentNanos = new long[1];
+        long[] reservedNanos = new long[1];
+        boolean[] reservedSeen = new boolean[1];
         try {
-            round = rotation.run(server -> fetch.fetch(server, size, () -> reserved(number)));
+            round = rotation.run(server -> {
+                sentNanos[0] = ticker.getAsLong();
+                reservedSeen[0] = false;
+                return fetch.fetch(server, size, () -> {
+                    reservedNanos[0] = ticker.getAsLong();
+                    reservedSeen[0] = true;
+                    reserved(number);
+                });
+            });
         } finally {
             // Whatever happened, the round must end here, or no round would ever start again and every caller
             // would wait out its timeout with the fallback unused.
-            endRound(number, round);
+            endRound(number, round, sentNanos[0], reservedSeen[0] ? reservedNanos[0] : ticker.getAsLong());
         }
     }
 
@@ -357,7 +431,7 @@ final class PrefetchBuffer implements AutoCloseable {
         lock.lock();
         try {
             if (!closed && waiting > 0 && inFlight < MAX_ROUNDS && number == roundsStarted - 1 && ready.isEmpty()
-                    && failure == null) {
+                    && failure == null && sizer.fetchAhead()) {
                 overlapping.add(roundsStarted);
                 startRound();
             }
@@ -366,16 +440,17 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
-    private void endRound(long number, ServerRotation.Round round) {
+    private void endRound(long number, ServerRotation.Round round, long sentNanos, long reservedNanos) {
         lock.lock();
         try {
             inFlight--;
             roundsEnded++;
-            endedEarly.put(number, round);
+            endedEarly.put(number, new Ended(round, sentNanos, reservedNanos));
             // Deliver in the order the rounds started: a round that ended before an earlier one waits for it.
             while (endedEarly.containsKey(nextToDeliver)) {
                 boolean overlapped = overlapping.remove(nextToDeliver);
-                deliver(endedEarly.remove(nextToDeliver++), overlapped);
+                Ended ended = endedEarly.remove(nextToDeliver++);
+                deliver(ended.round, ended.sentNanos, ended.reservedNanos, overlapped);
             }
             roundEnded.signalAll();
         } finally {
@@ -388,10 +463,14 @@ final class PrefetchBuffer implements AutoCloseable {
      * @param overlapped whether the round was started while the one before it was under way ({@link #reserved}): if
      *        that one failed too, its failures stand, since they are why this one found its servers backing off
      */
-    private void deliver(ServerRotation.Round round, boolean overlapped) {
+    private void deliver(ServerRotation.Round round, long sentNanos, long reservedNanos, boolean overlapped) {
         if (round != null && round.ids() != null) {
             batchesFetched.increment();
-            ready.add(new Batch(round.ids(), refillThreshold));
+            // When the server likely issued the first ID: it had them all by reservedNanos, and spent at least the
+            // span of their times issuing them. A server at its MAX_PEAK ceiling holds a request until the next
+            // second and then issues the batch at once: the hold is not age, and should not shrink the batches.
+            long issuedNanos = Math.max(sentNanos, reservedNanos - issueSpan.applyAsLong(round.ids()));
+            ready.add(new Batch(round.ids(), refillThreshold, sentNanos, issuedNanos, maxAgeNanos));
             failure = null;
         } else if (!closed) {
             if (!(overlapped && failure != null)) {
@@ -407,21 +486,61 @@ final class PrefetchBuffer implements AutoCloseable {
         }
     }
 
+    /** A round's result, when the request that got it was sent and when the server had reserved it; a null round threw. */
+    private record Ended(ServerRotation.Round round, long sentNanos, long reservedNanos) {
+    }
+
     /** IDs of one server's one reservation, handed out by index. */
     private static final class Batch {
 
-        static final Batch EMPTY = new Batch(new long[0], 0);
+        static final Batch EMPTY = new Batch(new long[0], 0, 0, 0, 0);
 
         final long[] ids;
         /** Taking the ID at this index starts the round that fetches the next batch; -1 for the empty batch. */
         final int refillIndex;
+        /**
+         * When the server likely issued the first ID, by the buffer's ticker: not before the request was sent; how
+         * old the batch's IDs are for sizing the next, whereas their expiry counts from the request, to be safe.
+         */
+        final long issuedNanos;
+        /** From this reading of the buffer's ticker on, no ID of the batch may be handed out. */
+        final long expiresAtNanos;
         /** When the batch became the one in use, by the buffer's ticker; written and read under the buffer's lock. */
         long inUseSinceNanos;
+        /** Whether reaching the refill index fetches the next batch; written before the batch is published as current. */
+        boolean fetchAhead = true;
+        /** Whether the sizer has learnt how the batch was used; under the buffer's lock. */
+        boolean ended;
         private final AtomicInteger taken = new AtomicInteger();
 
-        Batch(long[] ids, double refillThreshold) {
+        Batch(long[] ids, double refillThreshold, long sentNanos, long issuedNanos, long maxAgeNanos) {
             this.ids = ids;
             this.refillIndex = (int) Math.min(ids.length - 1, Math.round(ids.length * refillThreshold));
+            this.issuedNanos = issuedNanos;
+            this.expiresAtNanos = sentNanos + maxAgeNanos;
+        }
+
+        /** Whether the batch is too old to hand out an ID at {@code nowNanos}; never for the empty batch. */
+        boolean expired(long nowNanos) {
+            return ids.length > 0 && nowNanos - expiresAtNanos >= 0;
+        }
+
+        /** IDs handed out so far. */
+        int used() {
+            return Math.min(ids.length, taken.get());
+        }
+
+        /**
+         * Takes every ID left, so that none is handed out any more, and counts them in {@code dropped}.
+         * @return whether any was left
+         */
+        boolean drop(LongAdder dropped) {
+            int before = taken.getAndSet(ids.length);
+            int left = ids.length - Math.min(before, ids.length);
+            if (left > 0) {
+                dropped.add(left);
+            }
+            return left > 0;
         }
 
         /** IDs not yet handed out; the counter may have overshot the end. */

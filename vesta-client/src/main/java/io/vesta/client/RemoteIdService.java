@@ -11,6 +11,7 @@ import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.protocol.BatchProtocol;
+import io.vesta.time.TimeSource;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -39,13 +40,26 @@ import java.util.regex.Pattern;
  * while the current one is still in use: once {@code refillThreshold} of it is used (by default 0.1, a tenth, as in
  * Leaf), one background thread asks for the next. {@link #genId()} is then an index increment on an array; it waits
  * only when both batches are used up before a server has answered. The batch size follows use, as Leaf's segment
- * step does: it starts at {@code prefetch}; a batch used up within {@code batchLifetime} (1 s), or before the next one
- * arrived, doubles the next request up to {@code maxPrefetch} (100,000), and one that lasted more than twice as long
- * halves it back down to {@code prefetch}. A busy client so keeps its server's generator busy with no tuning, and a
+ * step does: it starts at {@code prefetch}; a batch used up within {@code batchLifetime} (1 s, but at most an eighth
+ * of {@code maxIdAge}), or before the next one arrived, doubles the next request up to {@code maxPrefetch} (100,000),
+ * and one that lasted more than twice as long halves it, down to 1. A busy client so keeps its server's generator busy with no tuning, and a
  * quiet one keeps few IDs in memory (and loses few when it stops). While callers wait, the next request goes out as
  * soon as the server has answered the current one with its headers (it has reserved the whole batch by then), so
  * the server reserves the next batch while the current one travels; batches are used in the order they were asked
  * for.
+ *
+ * <p><b>Age.</b> No ID is handed out more than {@code maxIdAge} after the request that fetched it was sent (by
+ * default {@value #DEFAULT_MAX_ID_AGE_MAX_PEAK_MILLIS} ms for MAX_PEAK, {@value #DEFAULT_MAX_ID_AGE_MIN_GRANULARITY_MILLIS}
+ * ms for MIN_GRANULARITY). The server issues a batch's IDs after the request reaches it, so this bounds how long
+ * after its issue an ID is handed out, measured on this client's monotonic clock alone: no server's wall clock is
+ * trusted, and a clock step on either side changes nothing. Each call checks the age of the batch it takes from;
+ * IDs of a batch grown older are dropped unissued ({@link #expiredIds()}: gaps, never repeats). The batch lifetime
+ * the size adapts to is at most an eighth of the bound, and a batch whose last IDs came close to the bound does not
+ * grow the next, so batches are used up before they grow old; a client whose calls are an eighth of the bound apart
+ * or more fetches nothing ahead, and each batch, fetched when a call needs it, holds what fits in four fifths of the
+ * bound at that pace: one ID per call when the calls are further apart than that.
+ * An ID's decoded time can still lag this client's wall clock by the bound, plus one time unit (the field is
+ * truncated to whole seconds or milliseconds), plus however far the server's clock is behind this one's.
  *
  * <p><b>Failover.</b> Each fetch is a round over the servers, starting one further along the list than the
  * previous round so that load spreads and a restarted server is back in the rotation at once. A server that
@@ -75,6 +89,17 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     public static final int DEFAULT_PREFETCH = 1000;
     /** The largest batch unless {@link Builder#maxPrefetch} says otherwise: the most one request may ask for. */
     public static final int DEFAULT_MAX_PREFETCH = MAX_BATCH;
+    /** The oldest a MAX_PEAK ID is handed out, unless {@link Builder#maxIdAge} says otherwise: one time unit. */
+    public static final long DEFAULT_MAX_ID_AGE_MAX_PEAK_MILLIS = 1000;
+    /**
+     * The oldest a MIN_GRANULARITY ID is handed out, unless {@link Builder#maxIdAge} says otherwise: a batch of the
+     * largest size spans about 100 ms of one server's milliseconds, so a tighter bound costs a busy client throughput.
+     */
+    public static final long DEFAULT_MAX_ID_AGE_MIN_GRANULARITY_MILLIS = 100;
+    /** The smallest {@link Builder#maxIdAge}. */
+    public static final Duration MIN_MAX_ID_AGE = Duration.ofMillis(1);
+    /** The largest {@link Builder#maxIdAge}. */
+    public static final Duration MAX_MAX_ID_AGE = Duration.ofHours(1);
     /** How long a batch should last unless {@link Builder#batchLifetime} says otherwise. */
     public static final Duration DEFAULT_BATCH_LIFETIME = Duration.ofSeconds(1);
     /** The share of a batch used when the next is fetched, unless {@link Builder#refillThreshold} says otherwise. */
@@ -93,6 +118,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     private final int prefetch;
     private final int maxPrefetch;
     private final Duration batchLifetime;
+    private final Duration maxIdAge;
     private final double refillThreshold;
     private final Duration timeout;
     private final IdService fallback;
@@ -111,6 +137,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.prefetch = builder.prefetch;
         this.maxPrefetch = builder.maxPrefetch;
         this.batchLifetime = builder.batchLifetime;
+        this.maxIdAge = builder.effectiveMaxIdAge();
         this.refillThreshold = builder.refillThreshold;
         this.timeout = builder.timeout;
         this.fallback = builder.fallback;
@@ -122,10 +149,11 @@ public final class RemoteIdService implements IdService, AutoCloseable {
                 Map.copyOf(headers), timeout);
         this.validator = new BatchValidator(type, codec, serverRange);
         this.rotation = new ServerRotation(servers, transport::describe);
-        this.buffer = new PrefetchBuffer(new BatchSizer(prefetch, maxPrefetch, batchLifetime), refillThreshold, rotation,
-                (server, count, onReserved) -> fetch(server, count, true, onReserved), timeout,
-                fallback == null ? null : this::fallbackId,
-                System::nanoTime);
+        // The size goes below prefetch when calls are rare: a large batch would only grow old.
+        TimeSource timeSource = builder.timeSource;
+        this.buffer = new PrefetchBuffer(new BatchSizer(1, prefetch, maxPrefetch, batchLifetime, maxIdAge), refillThreshold,
+                rotation, (server, count, onReserved) -> fetch(server, count, true, onReserved), timeout,
+                fallback == null ? null : this::fallbackId, timeSource::nanoTime, this::issueSpanNanos);
     }
 
     /** A builder with every setting at its default; the servers must be set. */
@@ -218,7 +246,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         return rotation.bases();
     }
 
-    /** The first and smallest batch. */
+    /** The first batch. */
     public int prefetch() {
         return prefetch;
     }
@@ -233,7 +261,21 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         return batchLifetime;
     }
 
-    /** How many IDs the next background fetch asks for, between {@link #prefetch()} and {@link #maxPrefetch()}. */
+    /**
+     * The oldest an ID is handed out, counted from when the request that fetched it was sent: older prefetched IDs
+     * are dropped ({@link #expiredIds()}).
+     */
+    public Duration maxIdAge() {
+        return maxIdAge;
+    }
+
+    /** The default {@link #maxIdAge()} of a type: a second for MAX_PEAK, 100 ms for MIN_GRANULARITY. */
+    public static Duration defaultMaxIdAge(IdType type) {
+        return Duration.ofMillis(type == IdType.MIN_GRANULARITY ? DEFAULT_MAX_ID_AGE_MIN_GRANULARITY_MILLIS
+                : DEFAULT_MAX_ID_AGE_MAX_PEAK_MILLIS);
+    }
+
+    /** How many IDs the next fetch asks for, between 1 and {@link #maxPrefetch()}. */
     public int batchSize() {
         return buffer.batchSize();
     }
@@ -261,6 +303,16 @@ public final class RemoteIdService implements IdService, AutoCloseable {
     /** How many batches servers have delivered (prefetched ones; not the direct fetches of large {@link #genIds}). */
     public long batchesFetched() {
         return buffer.batchesFetched();
+    }
+
+    /** How many prefetched IDs were dropped unissued because they grew older than {@link #maxIdAge()}. */
+    public long expiredIds() {
+        return buffer.expiredIds();
+    }
+
+    /** Whether the next batch is fetched while the current one is in use; false while calls are rarer than that pays for. */
+    public boolean fetchesAhead() {
+        return buffer.fetchesAhead();
     }
 
     /** How many IDs came from the fallback because no server answered. */
@@ -315,8 +367,17 @@ public final class RemoteIdService implements IdService, AutoCloseable {
 
     @Override
     public String toString() {
-        return "RemoteIdService[" + type + ", servers " + rotation + ", prefetch " + prefetch + "-" + maxPrefetch + ", timeout "
-                + timeout.toMillis() + " ms" + (fallback != null ? ", fallback " + fallback : "") + "]";
+        return "RemoteIdService[" + type + ", servers " + rotation + ", prefetch " + prefetch + "-" + maxPrefetch + ", max ID age "
+                + maxIdAge.toMillis() + " ms, timeout " + timeout.toMillis() + " ms" + (fallback != null ? ", fallback " + fallback : "") + "]";
+    }
+
+    /** How long the server took to issue {@code ids}, at least: their times' span less one unit, never below 0. */
+    private long issueSpanNanos(long[] ids) {
+        if (ids.length < 2) {
+            return 0;
+        }
+        long units = codec.expId(ids[ids.length - 1]).time() - codec.expId(ids[0]).time() - 1;
+        return Math.max(0, units) * IdLayout.of(type).unitMillis() * 1_000_000;
     }
 
     private long fallbackId() {
@@ -373,6 +434,8 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         private int prefetch = DEFAULT_PREFETCH;
         private int maxPrefetch = DEFAULT_MAX_PREFETCH;
         private Duration batchLifetime = DEFAULT_BATCH_LIFETIME;
+        private Duration maxIdAge;
+        private TimeSource timeSource = TimeSource.system();
         private double refillThreshold = DEFAULT_REFILL_THRESHOLD;
         private Duration timeout = DEFAULT_TIMEOUT;
         private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
@@ -443,16 +506,16 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             return this;
         }
 
-        /** The first batch, and the smallest the batch size shrinks back to: 1 to {@value IdService#MAX_BATCH}. */
+        /**
+         * The first batch: 1 to {@value IdService#MAX_BATCH}. After it the size adapts to use, from 1 (while calls are
+         * rare) to {@link #maxPrefetch(int)}.
+         */
         public Builder prefetch(int prefetch) {
             this.prefetch = prefetch;
             return this;
         }
 
-        /**
-         * The largest batch the size grows to: from {@link #prefetch(int)} to {@value IdService#MAX_BATCH}; equal to it
-         * for batches of one fixed size.
-         */
+        /** The largest batch the size grows to: from {@link #prefetch(int)} to {@value IdService#MAX_BATCH}. */
         public Builder maxPrefetch(int maxPrefetch) {
             this.maxPrefetch = maxPrefetch;
             return this;
@@ -465,6 +528,28 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         public Builder batchLifetime(Duration batchLifetime) {
             this.batchLifetime = batchLifetime;
             return this;
+        }
+
+        /**
+         * The oldest an ID may be handed out, counted from when the request that fetched it was sent, 1 ms to 1 h; by
+         * default {@link #defaultMaxIdAge} of the {@link #type}. Prefetched IDs that grow older are dropped unissued.
+         */
+        public Builder maxIdAge(Duration maxIdAge) {
+            this.maxIdAge = maxIdAge;
+            return this;
+        }
+
+        /**
+         * The clock whose {@link TimeSource#nanoTime()} ages batches and times how long they last; the system clock by
+         * default. A seam for tests, which move time by hand.
+         */
+        public Builder timeSource(TimeSource timeSource) {
+            this.timeSource = timeSource;
+            return this;
+        }
+
+        private Duration effectiveMaxIdAge() {
+            return maxIdAge != null ? maxIdAge : defaultMaxIdAge(type);
         }
 
         /** The share of a batch used when the next is fetched: 0 at once, 1 only when the batch is used up. */
@@ -559,6 +644,10 @@ public final class RemoteIdService implements IdService, AutoCloseable {
             }
             InvalidSettingException.requireInRange(settingPrefix + "batch-lifetime", batchLifetime, MIN_BATCH_LIFETIME,
                     MAX_BATCH_LIFETIME);
+            if (maxIdAge != null) {
+                InvalidSettingException.requireInRange(settingPrefix + "max-id-age", maxIdAge, MIN_MAX_ID_AGE, MAX_MAX_ID_AGE);
+            }
+            InvalidSettingException.requireSet(settingPrefix + "time-source", timeSource, "a TimeSource");
             if (!(refillThreshold >= 0 && refillThreshold <= 1)) {
                 throw new InvalidSettingException(settingPrefix + "refill-threshold", refillThreshold, "a share in [0, 1]");
             }

@@ -73,7 +73,7 @@ class PrefetchBufferTest {
 
     /** Batches of one size: the minimum is the maximum. */
     private static BatchSizer fixed(int size) {
-        return new BatchSizer(size, size, Duration.ofSeconds(1));
+        return new BatchSizer(size, size, size, Duration.ofSeconds(1), Duration.ofHours(1));
     }
 
     @Test
@@ -88,7 +88,7 @@ class PrefetchBufferTest {
 
     @Test
     void batchesUsedUpQuicklyGrowToTheMaximumAndBatchesThatLastShrinkBackToTheMinimum() throws Exception {
-        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(10, 160, Duration.ofMillis(100)), 0.1, rotation,
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(10, 10, 160, Duration.ofMillis(100), Duration.ofHours(1)), 0.1, rotation,
                 this::fetch, Duration.ofMillis(500), null, ticker::get);
         buffers.add(buffer);
         long expected = 1;
@@ -263,5 +263,158 @@ class PrefetchBufferTest {
         assertThatThrownBy(buffer::nextId).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
         Thread.sleep(50);
         assertThat(asked).hasValue(1);
+    }
+
+    /** When each fetched range of IDs was asked of the "server", by the test's ticker: first ID of the range to tick. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> askedAt = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    /** Like {@link #fetch}, recording when each batch was asked for, by the ticker the buffer ages batches with. */
+    private long[] agingFetch(IdServer server, int count, Runnable onReserved) {
+        fetches.incrementAndGet();
+        sizes.add(count);
+        long asked = ticker.get();
+        long first = nextId.getAndAdd(count);
+        askedAt.put(first, asked);
+        onReserved.run();
+        return LongStream.range(first, first + count).toArray();
+    }
+
+    /** A buffer aging its batches by the test's ticker, sizes from 1, first batch 10, largest 100. */
+    private PrefetchBuffer aging(Duration maxAge) {
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 10, 100, Duration.ofSeconds(1), maxAge), 0.1, rotation,
+                this::agingFetch, Duration.ofSeconds(5), null, ticker::get);
+        buffers.add(buffer);
+        return buffer;
+    }
+
+    /** How long ago, by the ticker, the batch of {@code id} was asked for. */
+    private long ageOf(long id) {
+        return ticker.get() - askedAt.floorEntry(id).getValue();
+    }
+
+    @Test
+    void aBatchOlderThanTheBoundIsDroppedAndCountedAndTheCallGetsAFreshId() throws Exception {
+        PrefetchBuffer buffer = aging(Duration.ofSeconds(1));
+        assertThat(buffer.nextId()).isEqualTo(1);
+        assertThat(buffer.expiredIds()).isZero();
+        // The caller waited for the first batch, so the next one was asked for at once: wait for it to arrive.
+        Await.until(() -> buffer.batchesFetched() == fetches.get());
+        long fetchedBefore = nextId.get() - 1;
+        int fetchesBefore = fetches.get();
+
+        ticker.addAndGet(TimeUnit.SECONDS.toNanos(2));
+        long id = buffer.nextId();
+
+        assertThat(id).as("from a batch asked for after the call").isEqualTo(fetchedBefore + 1);
+        assertThat(ageOf(id)).isZero();
+        assertThat(buffer.expiredIds()).as("every ID fetched before but the one handed out").isEqualTo(fetchedBefore - 1);
+        assertThat(fetches).hasValue(fetchesBefore + 1);
+    }
+
+    @Test
+    void aClientCallingLessOftenThanTheBoundFetchesOneIdPerCallAndNothingAhead() throws Exception {
+        PrefetchBuffer buffer = aging(Duration.ofSeconds(1));
+        // The first calls drop what was fetched while the buffer took the client for a busy one.
+        for (int call = 0; call < 3; call++) {
+            buffer.nextId();
+            ticker.addAndGet(TimeUnit.SECONDS.toNanos(3));
+        }
+        buffer.nextId();
+        Await.until(() -> buffer.batchesFetched() == fetches.get());
+        long expiredBefore = buffer.expiredIds();
+        int fetchesBefore = fetches.get();
+
+        for (int call = 0; call < 5; call++) {
+            ticker.addAndGet(TimeUnit.SECONDS.toNanos(3));
+            long id = buffer.nextId();
+            assertThat(ageOf(id)).isZero();
+        }
+
+        assertThat(fetches.get() - fetchesBefore).as("one fetch per call").isEqualTo(5);
+        assertThat(buffer.expiredIds()).as("nothing fetched to be thrown away").isEqualTo(expiredBefore);
+        assertThat(buffer.fetchesAhead()).isFalse();
+        assertThat(List.copyOf(sizes).subList(sizes.size() - 5, sizes.size())).containsOnly(1);
+    }
+
+    @Test
+    void aClientCallingAQuarterOfTheBoundApartFetchesForEveryFewCallsNotEveryCall() throws Exception {
+        PrefetchBuffer buffer = aging(Duration.ofSeconds(1));
+        // Long enough for every batch fetched before the buffer knew the client was quiet to have grown old.
+        for (int call = 0; call < 10; call++) {
+            ticker.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+            buffer.nextId();
+        }
+        // A batch fetched ahead before the buffer knew the client was quiet may still be on its way.
+        Await.until(() -> buffer.batchesFetched() == fetches.get());
+        int fetchesBefore = fetches.get();
+        long expiredBefore = buffer.expiredIds();
+
+        for (int call = 0; call < 30; call++) {
+            ticker.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+            long id = buffer.nextId();
+            assertThat(ageOf(id)).isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
+        }
+
+        // Calls 300 ms apart: batches of 3 (what fits in 800 ms), each fetched when a call needs it.
+        assertThat(fetches.get() - fetchesBefore).isBetween(9, 11);
+        assertThat(buffer.expiredIds()).isEqualTo(expiredBefore);
+    }
+
+    /**
+     * Quiet spells, bursts and steady calls by a seeded random walk of the ticker: no ID is handed out more than the
+     * bound after its batch was asked for, whatever the background fetches were doing, and none twice.
+     */
+    @Test
+    void quietBurstyAndBusyCallersNeverGetAnIdOlderThanTheBound() throws Exception {
+        long bound = TimeUnit.MILLISECONDS.toNanos(100);
+        PrefetchBuffer buffer = aging(Duration.ofNanos(bound));
+        java.util.Random random = new java.util.Random(24);
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        long previous = 0;
+        for (int call = 0; call < 20_000; call++) {
+            int pattern = random.nextInt(1000);
+            if (pattern < 5) {
+                ticker.addAndGet(bound + random.nextInt((int) (5 * bound)));  // a quiet spell
+            } else if (pattern < 60) {
+                ticker.addAndGet(random.nextInt((int) bound));                 // a pause shorter than the bound
+            } else {
+                ticker.addAndGet(random.nextInt(20_000));                     // busy: up to 20 µs apart
+            }
+            long id = buffer.nextId();
+            assertThat(ageOf(id)).as("age of ID %d at call %d", id, call).isLessThanOrEqualTo(bound);
+            assertThat(seen.add(id)).as("ID %d handed out twice", id).isTrue();
+            assertThat(id).isGreaterThan(previous);
+            previous = id;
+        }
+        assertThat(buffer.expiredIds()).as("batches grew old in the quiet spells").isPositive();
+        assertThat(List.copyOf(sizes)).as("busy spells grew the batches").contains(100);
+    }
+
+    /**
+     * A server that takes a microsecond of the ticker per ID to reserve a batch, as one at a million IDs a second:
+     * a batch of 100,000 arrives older than the 50 ms bound. The sizes halve until batches arrive in time, and the
+     * caller gets IDs rather than waiting for fresh batches that never come.
+     */
+    @Test
+    void batchesThatArriveTooOldShrinkUntilTheyArriveInTime() {
+        long bound = TimeUnit.MILLISECONDS.toNanos(50);
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 100_000, 100_000, Duration.ofSeconds(1),
+                Duration.ofNanos(bound)), 0.1, rotation, (server, count, onReserved) -> {
+                    long[] ids = agingFetch(server, count, onReserved);
+                    ticker.addAndGet(count * 1000L);
+                    return ids;
+                }, Duration.ofSeconds(5), null, ticker::get);
+        buffers.add(buffer);
+
+        for (int call = 0; call < 100_000; call++) {
+            long id = buffer.nextId();
+            assertThat(ageOf(id)).as("age of ID %d at call %d", id, call).isLessThanOrEqualTo(bound);
+        }
+
+        assertThat(buffer.expiredIds()).isPositive();
+        List<Integer> asked = List.copyOf(sizes);
+        assertThat(asked.get(0)).isEqualTo(100_000);
+        // At a microsecond per ID, no batch above 50,000 can arrive within 50 ms.
+        assertThat(asked.subList(asked.size() - 3, asked.size())).allSatisfy(size -> assertThat(size).isLessThan(50_000));
     }
 }

@@ -36,7 +36,8 @@ public class VestaClientHealthIndicator extends AbstractHealthIndicator {
                     + " (vesta.client.fallback=embedded) until one does");
         } else {
             builder.down().withDetail("reason", "No Vesta server answers: IDs already fetched (" + client.bufferedIds()
-                    + ") are handed out, then every call fails until a server answers (vesta.client.servers)");
+                    + ") are handed out while younger than vesta.client.max-id-age (" + client.maxIdAge().toMillis()
+                    + " ms), then every call fails until a server answers (vesta.client.servers)");
         }
     }
 }

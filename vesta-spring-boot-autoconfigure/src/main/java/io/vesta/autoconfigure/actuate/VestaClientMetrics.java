@@ -10,7 +10,8 @@ import java.net.URI;
 
 /**
  * Meters of a client ({@code vesta.mode=client}), read from its own counters when a registry is scraped: batches
- * fetched, failures of each server, failovers to the next server, IDs issued by the fallback, and IDs in memory.
+ * fetched, failures of each server, failovers to the next server, IDs issued by the fallback, IDs dropped as older
+ * than {@code vesta.client.max-id-age}, and IDs in memory.
  */
 public class VestaClientMetrics implements MeterBinder {
 
@@ -33,6 +34,9 @@ public class VestaClientMetrics implements MeterBinder {
                 .description("Batches fetched from a server after another one failed or was backing off").register(registry);
         FunctionCounter.builder("vesta.client.fallback.ids", client, RemoteIdService::fallbackIds)
                 .description("IDs issued by the embedded fallback because no server answered").register(registry);
+        FunctionCounter.builder("vesta.client.expired.ids", client, RemoteIdService::expiredIds)
+                .description("Prefetched IDs dropped unissued because they grew older than vesta.client.max-id-age")
+                .register(registry);
         Gauge.builder("vesta.client.buffered.ids", client, RemoteIdService::bufferedIds)
                 .description("IDs fetched and not yet handed out").register(registry);
         Gauge.builder("vesta.client.batch.size", client, RemoteIdService::batchSize)

@@ -54,6 +54,8 @@ final class RemoteIdServiceFactory {
                 .prefetch(client.getPrefetch())
                 .maxPrefetch(client.getMaxPrefetch())
                 .batchLifetime(client.getBatchLifetime())
+                .maxIdAge(client.getMaxIdAge())
+                .timeSource(timeSource)
                 .refillThreshold(client.getRefillThreshold())
                 .timeout(client.getTimeout())
                 .backoff(client.getBackoff().getInitial(), client.getBackoff().getMax())

@@ -16,14 +16,17 @@ public class VestaClientProperties {
     /** Base URLs of the central servers, comma-separated, such as http://10.0.0.1:8080,http://10.0.0.2:8080. Required in client mode. */
     private List<String> servers = new ArrayList<>();
 
-    /** IDs of the first batch, and the fewest a batch shrinks back to, 1-100000. The batch size adapts to use: see batch-lifetime. */
+    /** IDs of the first batch, 1-100000. After it the batch size adapts to use, from 1 while calls are rare to max-prefetch: see batch-lifetime and max-id-age. */
     private int prefetch = RemoteIdService.DEFAULT_PREFETCH;
 
-    /** Most IDs a batch grows to, from prefetch to 100000; set it equal to prefetch for batches of one fixed size. */
+    /** Most IDs a batch grows to, from prefetch to 100000. */
     private int maxPrefetch = RemoteIdService.DEFAULT_MAX_PREFETCH;
 
-    /** How long a batch should last, 1ms-1h: a batch used up sooner (or before the next one arrived) doubles the next request up to max-prefetch, one that lasted more than twice as long halves it down to prefetch. A busy client so asks for large batches and keeps its servers' generators busy; a quiet one keeps few IDs in memory and loses few when it stops. */
+    /** How long a batch should last, 1ms-1h, but at most an eighth of max-id-age: a batch used up sooner (or before the next one arrived) doubles the next request up to max-prefetch, one that lasted more than twice as long halves it. A busy client so asks for large batches and keeps its servers' generators busy; a quiet one keeps few IDs in memory and loses few when it stops. */
     private Duration batchLifetime = RemoteIdService.DEFAULT_BATCH_LIFETIME;
+
+    /** Oldest an ID may be when genId() hands it out, counted from when the request that fetched it was sent (on this client's monotonic clock, so no clock of a server is trusted), 1ms-1h. Unset: 1s for max-peak, 100ms for min-granularity. Prefetched IDs that grow older are dropped unissued and counted (vesta.client.expired.ids); a client whose calls are further apart than four fifths of this fetches for each call. */
+    private Duration maxIdAge;
 
     /** Share of a batch used when the next batch is fetched in the background, 0-1: 0.1 fetches once a tenth is used (as Leaf does), 1 only when the batch is used up. */
     private double refillThreshold = RemoteIdService.DEFAULT_REFILL_THRESHOLD;
@@ -74,6 +77,14 @@ public class VestaClientProperties {
 
     public void setBatchLifetime(Duration batchLifetime) {
         this.batchLifetime = batchLifetime;
+    }
+
+    public Duration getMaxIdAge() {
+        return maxIdAge;
+    }
+
+    public void setMaxIdAge(Duration maxIdAge) {
+        this.maxIdAge = maxIdAge;
     }
 
     public double getRefillThreshold() {

@@ -7,6 +7,8 @@ import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.client.VestaClientAutoConfiguration;
 import io.vesta.autoconfigure.server.VestaServerAutoConfiguration;
 import io.vesta.client.RemoteIdService;
+import io.vesta.test.ManualTimeSource;
+import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,6 +32,8 @@ import org.springframework.context.annotation.Bean;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -133,6 +137,25 @@ class VestaClientActuatorTests {
             assertThat(registry.get("vesta.client.buffered.ids").gauge().value()).isEqualTo(100);
             assertThat(registry.get("vesta.client.fallback.ids").functionCounter().count()).isZero();
         });
+    }
+
+    @Test
+    void idsDroppedAsOlderThanTheMaxIdAgeAreCounted() {
+        ManualTimeSource clock = new ManualTimeSource(Instant.now());
+        runner.withPropertyValues("vesta.client.servers=" + serverUrl, "vesta.client.max-id-age=1s")
+                .withBean(TimeSource.class, () -> clock).run(context -> {
+                    RemoteIdService client = awaitFirstRound(context);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    client.genId();
+                    assertThat(registry.get("vesta.client.expired.ids").functionCounter().count()).isZero();
+
+                    // The client's clock moves on by two seconds: the 99 IDs left of the first batch are too old.
+                    clock.advance(Duration.ofSeconds(2));
+                    client.genId();
+
+                    assertThat(registry.get("vesta.client.expired.ids").functionCounter().count()).isEqualTo(99);
+                    assertThat(Scrapes.scrape(context)).contains("vesta_client_expired_ids_total 99.0");
+                });
     }
 
     @Test

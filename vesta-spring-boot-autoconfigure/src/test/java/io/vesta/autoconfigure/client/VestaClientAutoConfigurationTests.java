@@ -60,8 +60,17 @@ class VestaClientAutoConfigurationTests {
             assertThat(client.batchSize()).isEqualTo(1000);
             assertThat(client.refillThreshold()).isEqualTo(0.1);
             assertThat(client.timeout()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(client.maxIdAge()).isEqualTo(Duration.ofSeconds(1));
             assertThat(client.fallback()).isEmpty();
         });
+    }
+
+    @Test
+    void theMaxIdAgeDefaultsToTheTypesAndIsTheConfiguredOneWhenSet() {
+        runner.withPropertyValues("vesta.mode=client", "vesta.client.servers=" + NOWHERE, "vesta.type=min-granularity")
+                .run(context -> assertThat(context.getBean(RemoteIdService.class).maxIdAge()).isEqualTo(Duration.ofMillis(100)));
+        runner.withPropertyValues("vesta.mode=client", "vesta.client.servers=" + NOWHERE, "vesta.client.max-id-age=250ms")
+                .run(context -> assertThat(context.getBean(RemoteIdService.class).maxIdAge()).isEqualTo(Duration.ofMillis(250)));
     }
 
     @Test
@@ -118,6 +127,10 @@ class VestaClientAutoConfigurationTests {
                         "a value in [5000, 100000]: not below vesta.client.prefetch (5000)"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.batch-lifetime=0s")
                 .run(context -> assertInvalid(context, "vesta.client.batch-lifetime", "0ms", "a duration in [1ms, 3600000ms]"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.client.max-id-age=0ms")
+                .run(context -> assertInvalid(context, "vesta.client.max-id-age", "0ms", "a duration in [1ms, 3600000ms]"));
+        runner.withPropertyValues(client).withPropertyValues("vesta.client.max-id-age=2h")
+                .run(context -> assertInvalid(context, "vesta.client.max-id-age", "7200000ms", "a duration in [1ms, 3600000ms]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.refill-threshold=1.5")
                 .run(context -> assertInvalid(context, "vesta.client.refill-threshold", 1.5, "a share in [0, 1]"));
         runner.withPropertyValues(client).withPropertyValues("vesta.client.timeout=0s")
