@@ -14,7 +14,9 @@ import java.time.Duration;
  * batch's lifetime, plus the fetch, after it was asked for; a lifetime of at most a quarter of the bound keeps that
  * near half of it. The age of a batch's last IDs checks the growth: a batch whose last IDs were handed out more than a
  * third of the bound after its request does not grow the next, more than half halves it. That is what limits a busy
- * MIN_GRANULARITY client, whose server takes about a millisecond per 1,024 IDs to reserve a batch. So a busy client
+ * MIN_GRANULARITY client, whose server takes about a millisecond per 1,024 IDs to reserve a batch; and since the next
+ * batch is asked for before the current one's age is known, no request exceeds what the server issued lately in a
+ * third of the bound ({@link #issued}). So a busy client
  * asks for large batches and keeps its server's generator busy, and a slower one for small batches that are used up
  * before they grow old.
  *
