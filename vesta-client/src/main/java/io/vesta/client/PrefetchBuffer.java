@@ -469,7 +469,9 @@ final class PrefetchBuffer implements AutoCloseable {
             // When the server likely issued the first ID: it had them all by reservedNanos, and spent at least the
             // span of their times issuing them. A server at its MAX_PEAK ceiling holds a request until the next
             // second and then issues the batch at once: the hold is not age, and should not shrink the batches.
-            long issuedNanos = Math.max(sentNanos, reservedNanos - issueSpan.applyAsLong(round.ids()));
+            long span = issueSpan.applyAsLong(round.ids());
+            long issuedNanos = Math.max(sentNanos, reservedNanos - span);
+            sizer.issued(round.ids().length, span);
             ready.add(new Batch(round.ids(), refillThreshold, sentNanos, issuedNanos, maxAgeNanos));
             failure = null;
         } else if (!closed) {

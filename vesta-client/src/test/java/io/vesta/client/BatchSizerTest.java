@@ -173,6 +173,86 @@ class BatchSizerTest {
     }
 
     @Test
+    void theServersPaceCapsTheSizeAtWhatItIssuesInAThirdOfTheBound() {
+        BatchSizer minGranularity = new BatchSizer(1, 64_000, 100_000, Duration.ofSeconds(1), Duration.ofMillis(100));
+
+        // 32,000 IDs whose times span at least 31 ms: about 1,032 a millisecond, 34,408 in a third of 100 ms.
+        minGranularity.issued(32_000, 31 * MS);
+
+        assertThat(minGranularity.paceCap()).isEqualTo(34_408);
+        assertThat(minGranularity.size()).as("the next request drops to the cap at once").isEqualTo(34_408);
+        for (int i = 0; i < 5; i++) {
+            // A starved caller, batches used up young: the size would double, but not past the cap.
+            minGranularity.ended(minGranularity.size(), MS, 20 * MS, false, true);
+            assertThat(minGranularity.size()).isEqualTo(34_408);
+        }
+    }
+
+    /**
+     * The pipeline ServerLoadHarness measured for a busy client of a MIN_GRANULARITY server with one machine ID, on
+     * the sizer's own clock: the server issues 1,024 IDs a millisecond, an answer travels 5 ms, the caller takes ten
+     * IDs a microsecond and is always waiting, so the buffer asks for batch k + 1 as soon as the server has reserved
+     * batch k, before it has arrived or been used: with what the sizer learnt from batch k - 1. Without the server's
+     * pace, each starved batch doubled the size up to 100,000, which takes the server 98 ms alone and arrived expired
+     * under the 100 ms bound, every cycle (a third of the IDs dropped in the harness).
+     */
+    @Test
+    void aBusyMinGranularityClientsBatchesStayWithinTheBoundAndKeepTheServerBusy() {
+        long bound = 100 * MS;
+        BatchSizer minGranularity = new BatchSizer(1, 1000, 100_000, Duration.ofSeconds(1), Duration.ofNanos(bound));
+        long nanosPerId = MS / 1024;
+        long sent = 0;
+        long previousEnd = 0;
+        int size = minGranularity.size();
+        long handedOut = 0;
+        int expired = 0;
+        int largest = 0;
+        for (int batch = 0; batch < 300; batch++) {
+            largest = Math.max(largest, size);
+            long reserved = sent + size * nanosPerId;
+            int next = minGranularity.size();
+            long delivered = reserved + 5 * MS;
+            long span = Math.max(0, size * nanosPerId - MS);
+            minGranularity.issued(size, span);
+            long inUse = Math.max(delivered, previousEnd);
+            if (inUse - sent >= bound) {
+                expired++;
+                minGranularity.expiredUnused();
+            } else {
+                long end = inUse + size * 100L;
+                assertThat(end - sent).as("age of batch %d's last ID", batch).isLessThan(bound);
+                minGranularity.ended(size, end - inUse, end - Math.max(sent, reserved - span), false, true);
+                handedOut += size;
+                previousEnd = end;
+            }
+            sent = reserved;
+            size = next;
+        }
+
+        assertThat(expired).as("batches that arrived older than the bound").isZero();
+        assertThat(largest).as("the largest batch: what the server issues in a third of 100 ms").isLessThan(40_000);
+        assertThat(handedOut / (double) (sent / MS)).as("IDs handed out a millisecond").isGreaterThan(0.95 * 1024);
+    }
+
+    @Test
+    void aBatchIssuedWithinATimeUnitLeavesTheCapAndAFasterPaceRaisesIt() {
+        BatchSizer minGranularity = new BatchSizer(1, 1000, 100_000, Duration.ofSeconds(1), Duration.ofMillis(100));
+        minGranularity.issued(1000, 0);
+        assertThat(minGranularity.paceCap()).as("no pace known").isEqualTo(100_000);
+
+        minGranularity.issued(16_000, 15 * MS);
+        assertThat(minGranularity.paceCap()).isEqualTo(35_555);
+        minGranularity.issued(16_000, 0);
+        assertThat(minGranularity.paceCap()).isEqualTo(35_555);
+
+        // The server got faster (a block of 8, or the clients sharing it left): the cap follows.
+        minGranularity.issued(32_000, 4 * MS);
+        assertThat(minGranularity.paceCap()).isEqualTo(100_000);
+        minGranularity.ended(1000, MS, 20 * MS, false, true);
+        assertThat(minGranularity.size()).isEqualTo(2000);
+    }
+
+    @Test
     void aMinimumAboveTheMaximumIsABug() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new BatchSizer(10, 10, 5, Duration.ofSeconds(1), Duration.ofSeconds(1)));

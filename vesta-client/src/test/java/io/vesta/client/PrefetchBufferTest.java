@@ -417,4 +417,36 @@ class PrefetchBufferTest {
         // At a microsecond per ID, no batch above 50,000 can arrive within 50 ms.
         assertThat(asked.subList(asked.size() - 3, asked.size())).allSatisfy(size -> assertThat(size).isLessThan(50_000));
     }
+    /**
+     * The buffer tells the sizer how long the server took to issue each batch, from the IDs' times, before the next
+     * round asks: a first batch of 64,000 from a server at 1,024 IDs a millisecond (a MIN_GRANULARITY server with one
+     * machine ID) took it 61.5 ms, so under a 100 ms bound the next asks for what it issues in 33 ms, not 128,000.
+     */
+    @Test
+    void theNextRoundAsksForWhatTheServerIssuesInAThirdOfTheBound() throws InterruptedException {
+        long nanosPerId = MS / 1024;
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 64_000, 100_000, Duration.ofSeconds(1),
+                Duration.ofMillis(100)), 0.1, rotation, (server, count, onReserved) -> {
+                    sizes.add(count);
+                    long first = nextId.getAndAdd(count);
+                    onReserved.run();
+                    return LongStream.range(first, first + count).toArray();
+                }, Duration.ofSeconds(5), null, ticker::get,
+                // As RemoteIdService reads it from the IDs' millisecond fields: the span less one unit.
+                ids -> Math.max(0, ids.length * nanosPerId - MS));
+        buffers.add(buffer);
+
+        assertThat(buffer.nextId()).isEqualTo(1);
+
+        // 64,000 IDs whose times span 61.5 ms less a unit: 1,041 a millisecond, 34,708 in a third of 100 ms.
+        assertThat(buffer.batchSize()).isEqualTo(34_708);
+        for (int call = 1; call < 200_000 && sizes.size() < 3; call++) {
+            buffer.nextId();
+        }
+        // The caller waited for the first batch, so the second round started once the server had reserved the first,
+        // before its IDs were there to show the pace; the third asks for what the server issues in time.
+        List<Integer> asked = List.copyOf(sizes);
+        assertThat(asked).startsWith(64_000, 64_000, 34_708);
+        assertThat(asked.subList(2, asked.size())).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(34_708));
+    }
 }
