@@ -837,7 +837,7 @@ abstract class SegmentIdServiceContract {
 
     // --- helpers -----------------------------------------------------------------------------------------
 
-    private SegmentIdService.Builder builder(DataSource dataSource) {
+    private SegmentIdServiceBuilder builder(DataSource dataSource) {
         return SegmentIdService.builder().dataSource(dataSource).table(table);
     }
 

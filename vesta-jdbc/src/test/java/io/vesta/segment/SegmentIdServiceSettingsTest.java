@@ -25,11 +25,11 @@ class SegmentIdServiceSettingsTest {
 
     private final FaultyDataSource unused = FaultyDataSource.pooled(TestDatabase.H2.url(), 1);
 
-    private SegmentIdService.Builder builder() {
+    private SegmentIdServiceBuilder builder() {
         return SegmentIdService.builder().dataSource(unused);
     }
 
-    private void rejects(UnaryOperator<SegmentIdService.Builder> setting, String name, Object value, String allowed) {
+    private void rejects(UnaryOperator<SegmentIdServiceBuilder> setting, String name, Object value, String allowed) {
         assertThatExceptionOfType(InvalidSettingException.class).isThrownBy(() -> setting.apply(builder()).build())
                 .satisfies(e -> {
                     assertThat(e.setting()).isEqualTo(name);
@@ -179,7 +179,7 @@ class SegmentIdServiceSettingsTest {
             "900, 2000, 800, 1, 2000",    // even above maxStep: the table is the operator's word
     })
     void stepRuleFollowsHowLongTheLastSegmentLasted(int step, int tableStep, int maxStep, long minutes, int expected) {
-        assertThat(SegmentIdService.nextStep(step, tableStep, maxStep, Duration.ofMinutes(minutes).toMillis(),
+        assertThat(SegmentSource.nextStep(step, tableStep, maxStep, Duration.ofMinutes(minutes).toMillis(),
                 Duration.ofMinutes(15).toMillis())).isEqualTo(expected);
     }
 

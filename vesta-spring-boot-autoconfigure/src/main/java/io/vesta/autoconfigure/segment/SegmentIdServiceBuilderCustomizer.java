@@ -1,14 +1,14 @@
 package io.vesta.autoconfigure.segment;
 
-import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentIdServiceBuilder;
 
 /**
- * Customizes the {@link SegmentIdService.Builder} of segment mode after {@code vesta.segment.*} is applied and
+ * Customizes the {@link SegmentIdServiceBuilder} of segment mode after {@code vesta.segment.*} is applied and
  * before it is built, so the builder still checks what a customizer sets. Every bean of this type is applied, in
  * {@link org.springframework.core.annotation.Order @Order}.
  */
 @FunctionalInterface
 public interface SegmentIdServiceBuilderCustomizer {
 
-    void customize(SegmentIdService.Builder builder);
+    void customize(SegmentIdServiceBuilder builder);
 }

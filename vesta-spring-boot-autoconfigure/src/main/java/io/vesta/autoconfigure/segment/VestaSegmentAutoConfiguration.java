@@ -5,6 +5,7 @@ import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.jdbc.DataSourceChoice;
 import io.vesta.autoconfigure.jdbc.SchemaInitialization;
 import io.vesta.segment.SegmentIdService;
+import io.vesta.segment.SegmentIdServiceBuilder;
 import io.vesta.segment.SegmentSchema;
 import io.vesta.time.TimeSource;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -45,7 +46,7 @@ public final class VestaSegmentAutoConfiguration {
         @ConditionalOnMissingBean
         SegmentIdService vestaSegmentIdService(VestaSegmentProperties properties, DataSource dataSource,
                 ObjectProvider<TimeSource> timeSource, ObjectProvider<SegmentIdServiceBuilderCustomizer> customizers) {
-            SegmentIdService.Builder builder = SegmentIdService.builder()
+            SegmentIdServiceBuilder builder = SegmentIdService.builder()
                     .settingPrefix("vesta.segment.")
                     .dataSource(dataSource)
                     .timeSource(timeSource.getIfUnique(TimeSource::system))
