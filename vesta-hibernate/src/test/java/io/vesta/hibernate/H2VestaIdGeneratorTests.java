@@ -1,11 +1,12 @@
 package io.vesta.hibernate;
 
-import java.util.Map;
+import io.vesta.test.TestDatabase;
 
+/** The contract on in-memory H2, each test in a schema of its own that is dropped afterwards. */
 class H2VestaIdGeneratorTests extends VestaIdGeneratorContract {
 
     @Override
-    TestSessionFactory start() {
-        return TestSessionFactory.start(TestSessionFactory.h2(), Map.of(), ENTITIES);
+    TestDatabase database() {
+        return TestDatabase.H2;
     }
 }

@@ -1,18 +1,22 @@
 package io.vesta.hibernate;
 
 import io.vesta.Id;
-import io.vesta.hibernate.fixtures.entity.FieldOrder;
+import io.vesta.test.fixtures.jpa.entity.FieldOrder;
 import io.vesta.hibernate.fixtures.entity.GeneratedValueOrder;
 import io.vesta.hibernate.fixtures.entity.IdentityOrder;
 import io.vesta.hibernate.fixtures.entity.PrimitiveOrder;
 import io.vesta.hibernate.fixtures.entity.StringOrder;
-import io.vesta.hibernate.fixtures.pkg.PackageOrder;
+import io.vesta.test.fixtures.jpa.pkg.PackageOrder;
+import io.vesta.test.TestDatabase;
+import io.vesta.test.TestSchema;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static io.vesta.hibernate.TestSessionFactory.MACHINE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,8 +27,23 @@ abstract class VestaIdGeneratorContract {
     static final Class<?>[] ENTITIES = { FieldOrder.class, GeneratedValueOrder.class, PrimitiveOrder.class,
             StringOrder.class, IdentityOrder.class, PackageOrder.class };
 
-    /** A {@code SessionFactory} of {@link #ENTITIES} on a database (or schema) of its own on this test's server. */
-    abstract TestSessionFactory start();
+    private TestSchema schema;
+
+    /** The database this run of the contract is on. */
+    abstract TestDatabase database();
+
+    /** A {@code SessionFactory} of {@link #ENTITIES} in a schema of this test's own on {@link #database()}. */
+    TestSessionFactory start() {
+        schema = database().createSchema("vesta_hib");
+        return TestSessionFactory.start(schema.url(), Map.of(), ENTITIES);
+    }
+
+    @AfterEach
+    void dropSchema() {
+        if (schema != null) {
+            schema.close();
+        }
+    }
 
     @Test
     void everyFormOfVestaIdIsFilledAtPersistAndDecodesToThisNode() {

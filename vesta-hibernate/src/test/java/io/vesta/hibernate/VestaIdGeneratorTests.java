@@ -1,9 +1,9 @@
 package io.vesta.hibernate;
 
 import io.vesta.EmbeddedIdService;
-import io.vesta.hibernate.fixtures.bad.IntegerOrder;
-import io.vesta.hibernate.fixtures.entity.FieldOrder;
-import io.vesta.hibernate.fixtures.pkg.PackageOrder;
+import io.vesta.test.fixtures.jpa.bad.IntegerOrder;
+import io.vesta.test.fixtures.jpa.entity.FieldOrder;
+import io.vesta.test.fixtures.jpa.pkg.PackageOrder;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.Test;
 

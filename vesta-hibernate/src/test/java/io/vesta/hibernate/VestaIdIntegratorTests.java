@@ -5,8 +5,8 @@ import io.vesta.hibernate.fixtures.access.InheritedOrder;
 import io.vesta.hibernate.fixtures.access.MisplacedOrder;
 import io.vesta.hibernate.fixtures.bad.TwoGeneratorsOrder;
 import io.vesta.hibernate.fixtures.entity.IdentityOrder;
-import io.vesta.hibernate.fixtures.pkg.OwnSequenceOrder;
-import io.vesta.hibernate.fixtures.pkg.PackageOrder;
+import io.vesta.test.fixtures.jpa.pkg.OwnSequenceOrder;
+import io.vesta.test.fixtures.jpa.pkg.PackageOrder;
 import org.hibernate.integrator.spi.Integrator;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,8 @@
 package io.vesta.mybatis;
 
 import io.vesta.EmbeddedIdService;
-import io.vesta.mybatis.fixtures.mapper.AnnotatedOrderMapper;
-import io.vesta.mybatis.fixtures.mapper.XmlOrderMapper;
+import io.vesta.test.fixtures.mybatis.mapper.AnnotatedOrderMapper;
+import io.vesta.test.fixtures.mybatis.mapper.XmlOrderMapper;
 import org.apache.ibatis.datasource.pooled.PooledDataSource;
 import org.apache.ibatis.mapping.Environment;
 import org.apache.ibatis.session.Configuration;

@@ -1,9 +1,9 @@
 package io.vesta.mybatis;
 
-import io.vesta.mybatis.fixtures.CodedOrder;
-import io.vesta.mybatis.fixtures.Order;
-import io.vesta.mybatis.fixtures.mapper.AnnotatedOrderMapper;
-import io.vesta.mybatis.fixtures.mapper.XmlOrderMapper;
+import io.vesta.test.fixtures.mybatis.CodedOrder;
+import io.vesta.test.fixtures.mybatis.Order;
+import io.vesta.test.fixtures.mybatis.mapper.AnnotatedOrderMapper;
+import io.vesta.test.fixtures.mybatis.mapper.XmlOrderMapper;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package io.vesta.mybatis;
 
 import io.vesta.EmbeddedIdService;
 import io.vesta.VestaId;
-import io.vesta.mybatis.fixtures.CodedOrder;
-import io.vesta.mybatis.fixtures.Order;
+import io.vesta.test.fixtures.mybatis.CodedOrder;
+import io.vesta.test.fixtures.mybatis.Order;
 import org.apache.ibatis.builder.StaticSqlSource;
 import org.apache.ibatis.executor.Executor;
 import org.apache.ibatis.mapping.MappedStatement;

@@ -6,7 +6,9 @@ import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
-import org.junit.jupiter.api.Test;
+import io.vesta.test.TestDatabase;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ComponentScan;
@@ -27,7 +29,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Spring Data JDBC repositories on PostgreSQL, with the callback as the only Vesta bean. */
+/** Spring Data JDBC repositories on H2, PostgreSQL and MariaDB, with the callback as the only Vesta bean. */
 class VestaIdJdbcCallbackTests {
 
     static final long MACHINE = 21;
@@ -41,9 +43,10 @@ class VestaIdJdbcCallbackTests {
     interface Invoices extends CrudRepository<Entities.Invoice, Long> {
     }
 
-    @Test
-    void aSegmentPropertyTakesTheTagsDenseNumbers() throws Exception {
-        try (PostgresSchema schema = PostgresSchema.create();
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aSegmentPropertyTakesTheTagsDenseNumbers(TestDatabase database) throws Exception {
+        try (TestTables schema = TestTables.create(database);
                 AnnotationConfigApplicationContext context = context(schema)) {
             Invoices invoices = context.getBean(Invoices.class);
             List<Long> numbers = new ArrayList<>();
@@ -55,9 +58,10 @@ class VestaIdJdbcCallbackTests {
         }
     }
 
-    @Test
-    void savedAggregatesGetVestaIdsAndAreInserted() throws Exception {
-        try (PostgresSchema schema = PostgresSchema.create();
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void savedAggregatesGetVestaIdsAndAreInserted(TestDatabase database) throws Exception {
+        try (TestTables schema = TestTables.create(database);
                 AnnotationConfigApplicationContext context = context(schema)) {
             Orders orders = context.getBean(Orders.class);
             Tickets tickets = context.getBean(Tickets.class);
@@ -91,9 +95,9 @@ class VestaIdJdbcCallbackTests {
         }
     }
 
-    private static AnnotationConfigApplicationContext context(PostgresSchema schema) {
+    private static AnnotationConfigApplicationContext context(TestTables schema) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
-        context.registerBean(PostgresSchema.class, () -> schema);
+        context.registerBean(TestTables.class, () -> schema);
         context.register(JdbcConfig.class);
         context.refresh();
         return context;
@@ -105,7 +109,7 @@ class VestaIdJdbcCallbackTests {
     static class JdbcConfig extends AbstractJdbcConfiguration {
 
         @Bean(destroyMethod = "close")
-        HikariDataSource dataSource(PostgresSchema schema) {
+        HikariDataSource dataSource(TestTables schema) {
             HikariDataSource dataSource = new HikariDataSource();
             dataSource.setJdbcUrl(schema.jdbcUrl());
             dataSource.setMaximumPoolSize(2);

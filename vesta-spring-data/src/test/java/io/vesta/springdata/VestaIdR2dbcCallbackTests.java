@@ -6,6 +6,7 @@ import io.r2dbc.spi.ConnectionFactory;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdService;
 import io.vesta.IdType;
+import io.vesta.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -38,9 +39,9 @@ class VestaIdR2dbcCallbackTests {
 
     @Test
     void savedEntitiesGetVestaIdsAndAreInserted() throws Exception {
-        try (PostgresSchema schema = PostgresSchema.create();
+        try (TestTables schema = TestTables.create(TestDatabase.POSTGRESQL);
                 AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-            context.registerBean(PostgresSchema.class, () -> schema);
+            context.registerBean(TestTables.class, () -> schema);
             context.register(R2dbcConfig.class);
             context.refresh();
             Orders orders = context.getBean(Orders.class);
@@ -66,9 +67,9 @@ class VestaIdR2dbcCallbackTests {
             includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = { Orders.class, Tickets.class }))
     static class R2dbcConfig extends AbstractR2dbcConfiguration {
 
-        private final PostgresSchema schema;
+        private final TestTables schema;
 
-        R2dbcConfig(PostgresSchema schema) {
+        R2dbcConfig(TestTables schema) {
             this.schema = schema;
         }
 

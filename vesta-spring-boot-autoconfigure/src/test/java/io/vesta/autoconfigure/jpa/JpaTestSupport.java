@@ -2,8 +2,8 @@ package io.vesta.autoconfigure.jpa;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
-import io.vesta.fixtures.jpa.entity.FieldOrder;
-import io.vesta.fixtures.jpa.pkg.PackageOrder;
+import io.vesta.test.fixtures.jpa.entity.FieldOrder;
+import io.vesta.test.fixtures.jpa.pkg.PackageOrder;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -1,7 +1,7 @@
 package io.vesta.autoconfigure.mybatis;
 
 import io.vesta.autoconfigure.VestaAutoConfiguration;
-import io.vesta.fixtures.mybatis.mapper.AnnotatedOrderMapper;
+import io.vesta.test.fixtures.mybatis.mapper.AnnotatedOrderMapper;
 import org.apache.ibatis.annotations.Mapper;
 import org.mybatis.spring.annotation.MapperScan;
 import org.mybatis.spring.boot.autoconfigure.MybatisAutoConfiguration;
@@ -24,7 +24,7 @@ final class MyBatisTestSupport {
 
     static final long MACHINE = 21;
 
-    static final String XML_MAPPERS = "classpath:io/vesta/fixtures/mybatis/mapper/XmlOrderMapper.xml";
+    static final String XML_MAPPERS = "classpath:io/vesta/test/fixtures/mybatis/mapper/XmlOrderMapper.xml";
 
     private MyBatisTestSupport() {
     }

@@ -5,11 +5,11 @@ import io.vesta.IdService;
 import io.vesta.VestaId;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.jpa.VestaJpaAutoConfiguration;
-import io.vesta.fixtures.mybatis.CodedOrder;
-import io.vesta.fixtures.mybatis.Order;
-import io.vesta.fixtures.mybatis.mapper.AnnotatedOrderMapper;
-import io.vesta.fixtures.mybatis.mapper.CodedOrderMapper;
-import io.vesta.fixtures.mybatis.mapper.XmlOrderMapper;
+import io.vesta.test.fixtures.mybatis.CodedOrder;
+import io.vesta.test.fixtures.mybatis.Order;
+import io.vesta.test.fixtures.mybatis.mapper.AnnotatedOrderMapper;
+import io.vesta.test.fixtures.mybatis.mapper.CodedOrderMapper;
+import io.vesta.test.fixtures.mybatis.mapper.XmlOrderMapper;
 import io.vesta.mybatis.VestaMyBatisInterceptor;
 import org.apache.ibatis.datasource.unpooled.UnpooledDataSource;
 import org.apache.ibatis.mapping.Environment;
@@ -150,7 +150,7 @@ class VestaMyBatisAutoConfigurationTests {
             @Override
             protected boolean isEligibleForOverriding(String className) {
                 return className.equals(VestaId.class.getName()) || className.startsWith("io.vesta.mybatis.")
-                        || className.startsWith("io.vesta.autoconfigure.") || className.startsWith("io.vesta.fixtures.");
+                        || className.startsWith("io.vesta.autoconfigure.") || className.startsWith("io.vesta.test.fixtures.");
             }
         };
         assertThatExceptionOfType(ClassNotFoundException.class)
@@ -222,7 +222,7 @@ class VestaMyBatisAutoConfigurationTests {
             variables.setProperty("orders", context.getEnvironment().getRequiredProperty("mybatis.configuration-properties.orders"));
             variables.setProperty("codes", context.getEnvironment().getRequiredProperty("mybatis.configuration-properties.codes"));
             factory.setConfigurationProperties(variables);
-            factory.setMapperLocations(new ClassPathResource("io/vesta/fixtures/mybatis/mapper/XmlOrderMapper.xml"));
+            factory.setMapperLocations(new ClassPathResource("io/vesta/test/fixtures/mybatis/mapper/XmlOrderMapper.xml"));
             return factory;
         }
     }
