@@ -29,13 +29,22 @@ public final class EmbeddedIdServiceFactory {
      */
     public static EmbeddedIdService create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
             TimestampStore timestampStore, Consumer<EmbeddedIdService.Builder> customizer) {
-        VestaProperties.Range range = properties.getGenMethod() == GenMethod.EMBEDDED
+        return create(properties, properties.getGenMethod(), provider, timeSource, timestampStore, customizer);
+    }
+
+    /**
+     * The generator {@code vesta.*} describes, but of {@code genMethod} whatever {@code vesta.gen-method} says (and
+     * with the machine-ID range of that gen-method): how a server makes its two generators from one configuration.
+     */
+    public static EmbeddedIdService create(VestaProperties properties, GenMethod genMethod, MachineIdProvider provider,
+            TimeSource timeSource, TimestampStore timestampStore, Consumer<EmbeddedIdService.Builder> customizer) {
+        VestaProperties.Range range = genMethod == GenMethod.EMBEDDED
                 ? properties.getMachineId().getEmbeddedRange() : properties.getMachineId().getServerRange();
         // The builder checks every setting under the "vesta." prefix: nothing is checked twice here.
         EmbeddedIdService.Builder builder = EmbeddedIdService.builder()
                 .settingPrefix("vesta.")
                 .type(properties.getType())
-                .genMethod(properties.getGenMethod())
+                .genMethod(genMethod)
                 .version(properties.getVersion())
                 .epoch(epoch(properties.getEpoch()))
                 .sequencer(properties.getSequencer())

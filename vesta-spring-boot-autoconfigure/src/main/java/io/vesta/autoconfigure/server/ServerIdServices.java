@@ -9,8 +9,6 @@ import io.vesta.machine.ReferenceCountedMachineIdProvider;
 import io.vesta.time.MaxOfTimestampStore;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.core.env.Environment;
 
 /**
  * The two generators of a central server, under its one machine ID: genMethod 2 for the REST API, genMethod 1
@@ -42,31 +40,20 @@ public final class ServerIdServices implements AutoCloseable {
      * says. No {@code EmbeddedIdServiceBuilderCustomizer} applies: the gen-methods and the one machine ID are what
      * keeps the two generators' IDs apart.
      */
-    static ServerIdServices create(Environment environment, MachineIdProvider provider, TimeSource timeSource,
+    static ServerIdServices create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
             TimestampStore timestampStore) {
         ReferenceCountedMachineIdProvider machineId = new ReferenceCountedMachineIdProvider(provider, 2);
         MaxOfTimestampStore marks = timestampStore == null ? null : new MaxOfTimestampStore(timestampStore, 2);
-        EmbeddedIdService rest = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.REST), machineId,
+        EmbeddedIdService rest = EmbeddedIdServiceFactory.create(properties, GenMethod.REST, machineId,
                 timeSource, marks == null ? null : marks.view(0), builder -> { });
         try {
-            EmbeddedIdService centralServer = EmbeddedIdServiceFactory.create(properties(environment, GenMethod.CENTRAL_SERVER),
+            EmbeddedIdService centralServer = EmbeddedIdServiceFactory.create(properties, GenMethod.CENTRAL_SERVER,
                     machineId, timeSource, marks == null ? null : marks.view(1), builder -> { });
             return new ServerIdServices(rest, centralServer);
         } catch (RuntimeException e) {
             rest.close();
             throw e;
         }
-    }
-
-    /**
-     * {@code vesta.*} as bound from the environment, with the gen-method of one of the server's generators. The
-     * shared factory reads the gen-method (and through it the machine-ID range) from the properties; binding a
-     * private copy keeps every other setting, present and future, without touching the application's bean.
-     */
-    static VestaProperties properties(Environment environment, GenMethod genMethod) {
-        VestaProperties properties = Binder.get(environment).bindOrCreate("vesta", VestaProperties.class);
-        properties.setGenMethod(genMethod);
-        return properties;
     }
 
     /** The generator of the REST API: genMethod 2. Also the application's {@code IdService}. */

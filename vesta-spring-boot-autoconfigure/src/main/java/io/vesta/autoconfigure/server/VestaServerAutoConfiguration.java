@@ -160,7 +160,7 @@ public final class VestaServerAutoConfiguration {
                 MachineIdProvider machineIdProvider, ObjectProvider<TimeSource> timeSource,
                 ObjectProvider<TimestampStore> timestampStore) {
             checkServerSettings(properties, environment);
-            return ServerIdServices.create(environment, machineIdProvider, timeSource.getIfUnique(TimeSource::system),
+            return ServerIdServices.create(properties, machineIdProvider, timeSource.getIfUnique(TimeSource::system),
                     timestampStore.getIfAvailable());
         }
 
