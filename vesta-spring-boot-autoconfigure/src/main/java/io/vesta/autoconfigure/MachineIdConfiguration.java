@@ -18,18 +18,23 @@ import io.vesta.time.TimeSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
 import java.util.Locale;
@@ -189,57 +194,78 @@ abstract class MachineIdConfiguration {
         }
     }
 
-    /** The redis strategy without io.vesta:vesta-redis or Lettuce: a start-up failure that says what to add. */
+    /**
+     * A store strategy whose module is not on the classpath: a start-up failure that names the artifact to add, in
+     * place of the provider the strategy's configuration above would have made.
+     */
     @Configuration(proxyBeanMethods = false)
-    @Conditional(RedisModuleMissing.class)
+    @Conditional(StoreModule.Missing.class)
     @ConditionalOnMissingBean(MachineIdProvider.class)
-    @ConditionalOnProperty(name = STRATEGY, havingValue = "redis")
-    static class RedisWithoutModule {
+    static class StoreModuleMissing {
 
         @Bean
-        MachineIdProvider vestaMachineIdProvider() {
-            throw new InvalidSettingException(STRATEGY, "redis", "redis with io.vesta:vesta-redis on the classpath, or another"
-                    + " strategy", "needs io.vesta:vesta-redis (which brings Lettuce), and it is not on the classpath");
+        MachineIdProvider vestaMachineIdProvider(Environment environment) {
+            throw StoreModule.of(environment.getProperty(STRATEGY)).missing();
         }
     }
 
-    static final class RedisModuleMissing extends NoneNestedConditions {
+    /** The strategies that lease from a store, each with the module (and the client library it brings) it needs. */
+    enum StoreModule {
 
-        RedisModuleMissing() {
-            super(ConfigurationCondition.ConfigurationPhase.PARSE_CONFIGURATION);
+        DB("db", "io.vesta:vesta-jdbc", null, DB_PROVIDER),
+        REDIS("redis", "io.vesta:vesta-redis", "Lettuce", REDIS_PROVIDER, LETTUCE),
+        ZOOKEEPER("zookeeper", "io.vesta:vesta-zookeeper", "Apache Curator", ZOOKEEPER_PROVIDER, CURATOR);
+
+        private final String strategy;
+        private final String artifact;
+        private final String brings;
+        private final String[] classes;
+
+        StoreModule(String strategy, String artifact, String brings, String... classes) {
+            this.strategy = strategy;
+            this.artifact = artifact;
+            this.brings = brings;
+            this.classes = classes;
         }
 
-        @ConditionalOnClass(name = { REDIS_PROVIDER, LETTUCE })
-        static final class RedisModule {
+        /** The store of {@code strategy}, or null for a strategy that needs no module. */
+        static StoreModule of(String strategy) {
+            for (StoreModule module : values()) {
+                if (module.strategy.equals(strategy == null ? null : strategy.trim().toLowerCase(Locale.ROOT))) {
+                    return module;
+                }
+            }
+            return null;
         }
-    }
 
-    /** The db strategy without io.vesta:vesta-jdbc: a start-up failure that says what to add. */
-    @Configuration(proxyBeanMethods = false)
-    @Conditional(DbModuleMissing.class)
-    @ConditionalOnMissingBean(MachineIdProvider.class)
-    @ConditionalOnProperty(name = STRATEGY, havingValue = "db")
-    static class DbWithoutModule {
-
-        @Bean
-        MachineIdProvider vestaMachineIdProvider() {
-            throw new InvalidSettingException(STRATEGY, "db", "db with io.vesta:vesta-jdbc on the classpath, or another strategy",
-                    "needs io.vesta:vesta-jdbc, and it is not on the classpath");
+        boolean presentIn(ClassLoader classLoader) {
+            for (String className : classes) {
+                if (!ClassUtils.isPresent(className, classLoader)) {
+                    return false;
+                }
+            }
+            return true;
         }
-    }
 
-    /** The zookeeper strategy without io.vesta:vesta-zookeeper or Curator: a start-up failure that says what to add. */
-    @Configuration(proxyBeanMethods = false)
-    @Conditional(ZooKeeperModuleMissing.class)
-    @ConditionalOnMissingBean(MachineIdProvider.class)
-    @ConditionalOnProperty(name = STRATEGY, havingValue = "zookeeper")
-    static class ZooKeeperWithoutModule {
+        InvalidSettingException missing() {
+            return new InvalidSettingException(STRATEGY, strategy, strategy + " with " + artifact + " on the classpath,"
+                    + " or another strategy", "needs " + artifact + (brings == null ? "" : " (which brings " + brings
+                    + ")") + ", and it is not on the classpath");
+        }
 
-        @Bean
-        MachineIdProvider vestaMachineIdProvider() {
-            throw new InvalidSettingException(STRATEGY, "zookeeper",
-                    "zookeeper with io.vesta:vesta-zookeeper on the classpath, or another strategy",
-                    "needs io.vesta:vesta-zookeeper (which brings Apache Curator), and it is not on the classpath");
+        /** {@code vesta.machine-id.strategy} names a store whose module (or client library) is not on the classpath. */
+        static final class Missing extends SpringBootCondition {
+
+            @Override
+            public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+                StoreModule module = of(context.getEnvironment().getProperty(STRATEGY));
+                if (module == null) {
+                    return ConditionOutcome.noMatch("vesta.machine-id.strategy needs no store module");
+                }
+                return module.presentIn(context.getClassLoader())
+                        ? ConditionOutcome.noMatch(module.artifact + " is on the classpath")
+                        : ConditionOutcome.match(module.artifact + " is missing for strategy " + module.strategy);
+            }
         }
     }
 
@@ -284,28 +310,6 @@ abstract class MachineIdConfiguration {
         @ConditionalOnBooleanProperty("vesta.server.enabled")
         @ConditionalOnBooleanProperty(name = "vesta.server.ids-enabled", havingValue = false)
         static final class SegmentsOnlyServer {
-        }
-    }
-
-    static final class DbModuleMissing extends NoneNestedConditions {
-
-        DbModuleMissing() {
-            super(ConfigurationCondition.ConfigurationPhase.PARSE_CONFIGURATION);
-        }
-
-        @ConditionalOnClass(name = DB_PROVIDER)
-        static final class DbModule {
-        }
-    }
-
-    static final class ZooKeeperModuleMissing extends NoneNestedConditions {
-
-        ZooKeeperModuleMissing() {
-            super(ConfigurationCondition.ConfigurationPhase.PARSE_CONFIGURATION);
-        }
-
-        @ConditionalOnClass(name = { ZOOKEEPER_PROVIDER, CURATOR })
-        static final class ZooKeeperModule {
         }
     }
 
