@@ -5,6 +5,8 @@ import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.jdbc.DataSourceChoice;
 import io.vesta.autoconfigure.jdbc.SchemaInitialization;
+import io.vesta.autoconfigure.redis.ApplicationRedis;
+import io.vesta.autoconfigure.redis.DataRedisConnections;
 import io.vesta.autoconfigure.redis.RedisMachineIdSettings;
 import io.lettuce.core.resource.ClientResources;
 import io.vesta.machine.IpListMachineIdProvider;
@@ -27,6 +29,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -55,6 +58,7 @@ abstract class MachineIdConfiguration {
     private static final String CURATOR = "org.apache.curator.framework.CuratorFramework";
     private static final String REDIS_PROVIDER = "io.vesta.machine.redis.RedisMachineIdProvider";
     private static final String LETTUCE = "io.lettuce.core.RedisClient";
+    private static final String DATA_REDIS_CONNECTION = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
     private MachineIdConfiguration() {
     }
@@ -176,10 +180,11 @@ abstract class MachineIdConfiguration {
          */
         @Bean
         MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
-                ObjectProvider<ClientResources> clientResources, Environment environment) {
+                ObjectProvider<ClientResources> clientResources, ObjectProvider<ApplicationRedis> applicationRedis,
+                Environment environment) {
             VestaProperties.Redis redis = properties.getMachineId().getRedis();
             RedisMachineIdProvider.Builder builder = RedisMachineIdProvider
-                    .builder(RedisMachineIdSettings.uri(redis.getUrl(), environment))
+                    .builder(RedisMachineIdSettings.uri(redis.getUrl(), applicationRedis.getIfAvailable()))
                     .settingPrefix("vesta.machine-id.redis.")
                     .clientResources(clientResources.getIfUnique())
                     .key(redis.getKey())
@@ -191,6 +196,24 @@ abstract class MachineIdConfiguration {
             // Unset: the builder's own default.
             PropertyMapper.get().from(redis.getHeartbeat()).to(builder::heartbeat);
             return builder.build();
+        }
+    }
+
+    /**
+     * The application's Redis connection as Spring Boot describes it, for the redis strategy without a URL of its own;
+     * read only when Spring Boot's Redis module is there, and only when the provider is made.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { REDIS_PROVIDER, LETTUCE, DATA_REDIS_CONNECTION })
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "redis")
+    static class RedisOfTheApplication {
+
+        @Bean
+        ApplicationRedis vestaApplicationRedis(ObjectProvider<DataRedisConnectionDetails> details) {
+            return () -> {
+                DataRedisConnectionDetails connection = details.getIfUnique();
+                return connection == null ? null : DataRedisConnections.uri(connection);
+            };
         }
     }
 

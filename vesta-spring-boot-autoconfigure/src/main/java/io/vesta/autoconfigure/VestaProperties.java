@@ -321,7 +321,7 @@ public class VestaProperties {
     /** {@code vesta.machine-id.redis.*}: machine IDs leased from a Redis hash. */
     public static class Redis {
 
-        /** Redis to lease from, as a Lettuce URI such as redis://user:secret@host:6379/0, rediss:// for TLS, or redis-sentinel://. Defaults to the server of spring.data.redis.* (url, or host, port, database, username, password and ssl.enabled). */
+        /** Redis to lease from, as a Lettuce URI such as redis://user:secret@host:6379/0, rediss:// for TLS, or redis-sentinel://. Defaults to the Redis the application uses through Spring Boot (spring.data.redis.*, or a Docker Compose or Testcontainers service connection), else localhost:6379. */
         private String url;
 
         /** Hash that holds the leases, one field per machine ID: nodes that share the key share the range. */

@@ -21,6 +21,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import io.vesta.autoconfigure.redis.ApplicationRedis;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import java.util.List;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.env.StandardEnvironment;
@@ -178,14 +182,93 @@ class MachineIdConfigurationTests {
     void redisStrategyWithoutAUrlUsesTheServerOfSpringDataRedis() {
         RedisURI shared = RedisURI.create(redisUrl());
         String key = "vesta-test:" + table;
-        RedisClient client = RedisClient.create(shared);
+        withMarkedHash(shared, 0, key, () -> runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+                .withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.key=" + key,
+                        "spring.data.redis.host=" + shared.getHost(), "spring.data.redis.port=" + shared.getPort())
+                .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdSource())
+                        .contains("hash " + key + " at " + shared.getHost() + ":" + shared.getPort())));
+    }
+
+    @Test
+    void redisStrategyWithoutAUrlUsesTheApplicationsServiceConnection() {
+        RedisURI shared = RedisURI.create(redisUrl());
+        String key = "vesta-test:" + table;
+        // What a Docker Compose or Testcontainers service connection registers: no spring.data.redis.* at all.
+        DataRedisConnectionDetails serviceConnection = new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(shared.getHost(), shared.getPort(), 3);
+            }
+        };
+        withMarkedHash(shared, 3, key, () -> runner.withBean(DataRedisConnectionDetails.class, () -> serviceConnection)
+                .withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.key=" + key)
+                .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdSource())
+                        .contains("hash " + key + " at " + shared.getHost() + ":" + shared.getPort() + "/3")));
+    }
+
+    @Test
+    void vestasOwnRedisUrlWinsOverTheApplicationsConnection() {
+        RedisURI shared = RedisURI.create(redisUrl());
+        String key = "vesta-test:" + table;
+        DataRedisConnectionDetails elsewhere = new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of("127.0.0.1", 1);
+            }
+        };
+        withMarkedHash(shared, 0, key, () -> runner.withBean(DataRedisConnectionDetails.class, () -> elsewhere)
+                .withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.key=" + key,
+                        "vesta.machine-id.redis.url=" + redisUrl())
+                .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdSource())
+                        .contains("hash " + key + " at " + shared.getHost() + ":" + shared.getPort())));
+    }
+
+    @Test
+    void anApplicationOnARedisClusterMustNameThePrimaryToLeaseOn() {
+        DataRedisConnectionDetails cluster = new DataRedisConnectionDetails() {
+            @Override
+            public Cluster getCluster() {
+                return () -> List.of(new Node("127.0.0.1", 7000), new Node("127.0.0.1", 7001));
+            }
+        };
+        runner.withBean(DataRedisConnectionDetails.class, () -> cluster)
+                .withPropertyValues("vesta.machine-id.strategy=redis").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
+                            e -> {
+                                assertThat(e.setting()).isEqualTo("vesta.machine-id.redis.url");
+                                assertThat(e.getMessage()).contains("is a cluster").contains("one primary");
+                            });
+                });
+    }
+
+    @Test
+    void redisStrategyWorksWithoutSpringBootsRedisModule() {
+        RedisURI shared = RedisURI.create(redisUrl());
+        String key = "vesta-test:" + table;
+        withMarkedHash(shared, 0, key, () -> runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+                .withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.key=" + key,
+                        "vesta.machine-id.redis.url=" + redisUrl())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(ApplicationRedis.class);
+                    assertThat(context.getBean(EmbeddedIdService.class).machineIdSource()).contains("hash " + key);
+                }));
+    }
+
+    /**
+     * Runs {@code test} with {@code key} on database {@code database} of the shared Redis marked as claimed on this
+     * server instance long ago (so that the provider need not wait out a settle period), and deletes it afterwards.
+     */
+    private static void withMarkedHash(RedisURI shared, int database, String key, Runnable test) {
+        RedisURI uri = RedisURI.builder(shared).withDatabase(database).build();
+        RedisClient client = RedisClient.create(uri);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             connection.sync().hset(key, "store", runId(connection) + "|0");
-            runner.withPropertyValues("vesta.machine-id.strategy=redis", "vesta.machine-id.redis.key=" + key,
-                    "spring.data.redis.host=" + shared.getHost(), "spring.data.redis.port=" + shared.getPort())
-                    .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdSource())
-                            .contains("hash " + key + " at " + shared.getHost() + ":" + shared.getPort()));
-            connection.sync().del(key);
+            try {
+                test.run();
+            } finally {
+                connection.sync().del(key);
+            }
         } finally {
             client.shutdown();
         }

@@ -2,12 +2,12 @@ package io.vesta.autoconfigure.redis;
 
 import io.lettuce.core.RedisURI;
 import io.vesta.InvalidSettingException;
-import org.springframework.core.env.Environment;
 
 /**
- * Where {@code vesta.machine-id.strategy=redis} connects: {@code vesta.machine-id.redis.url}, or else the server an
- * application on Spring Data Redis already configured under {@code spring.data.redis.*}, so that one Redis setting
- * serves both.
+ * Where {@code vesta.machine-id.strategy=redis} connects: {@code vesta.machine-id.redis.url}, or else the Redis the
+ * application already connects to through Spring Boot ({@link ApplicationRedis}: {@code spring.data.redis.*}, or a
+ * Docker Compose or Testcontainers service connection), so that one Redis setting serves both; or else
+ * {@code localhost:6379}, Boot's own default.
  */
 public final class RedisMachineIdSettings {
 
@@ -20,31 +20,17 @@ public final class RedisMachineIdSettings {
 
     /**
      * The URI to lease through.
-     * @throws InvalidSettingException naming the property whose value is no Redis URI (its password masked)
+     * @param url {@code vesta.machine-id.redis.url}, or null
+     * @param application the application's connection, or null when it has none
+     * @throws InvalidSettingException naming the property whose value is no Redis URI (its password masked), or
+     *         {@code vesta.machine-id.redis.url} when the application's Redis is a cluster or master/replica set
      */
-    public static RedisURI uri(String url, Environment environment) {
+    public static RedisURI uri(String url, ApplicationRedis application) {
         if (url != null && !url.isBlank()) {
             return parse(URL, url);
         }
-        String dataUrl = environment.getProperty("spring.data.redis.url");
-        if (dataUrl != null && !dataUrl.isBlank()) {
-            return parse("spring.data.redis.url", dataUrl);
-        }
-        String host = environment.getProperty("spring.data.redis.host", "localhost");
-        Integer port = environment.getProperty("spring.data.redis.port", Integer.class, 6379);
-        RedisURI.Builder builder = RedisURI.builder().withHost(host).withPort(port)
-                .withDatabase(environment.getProperty("spring.data.redis.database", Integer.class, 0))
-                .withSsl(environment.getProperty("spring.data.redis.ssl.enabled", Boolean.class, false));
-        String password = environment.getProperty("spring.data.redis.password");
-        if (password != null && !password.isEmpty()) {
-            String username = environment.getProperty("spring.data.redis.username");
-            if (username != null && !username.isEmpty()) {
-                builder.withAuthentication(username, password);
-            } else {
-                builder.withPassword(password.toCharArray());
-            }
-        }
-        return builder.build();
+        RedisURI applications = application != null ? application.uri() : null;
+        return applications != null ? applications : RedisURI.create("localhost", 6379);
     }
 
     private static RedisURI parse(String property, String url) {
