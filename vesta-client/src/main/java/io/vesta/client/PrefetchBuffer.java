@@ -185,6 +185,16 @@ final class PrefetchBuffer implements AutoCloseable {
         return Arrays.copyOfRange(batch.ids, start, start + count);
     }
 
+    /** How many callers are waiting for a round to end: for tests that must act only once a caller waits. */
+    int callersWaiting() {
+        lock.lock();
+        try {
+            return waiting;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** How many IDs the next round asks for. */
     int batchSize() {
         lock.lock();

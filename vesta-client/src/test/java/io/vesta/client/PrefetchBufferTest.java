@@ -57,13 +57,16 @@ class PrefetchBufferTest {
         return buffer;
     }
 
-    /** Counts {@code latch} down 100 ms from now, when the caller the test starts next is waiting for a batch. */
-    private static void releaseOnceTheCallerWaits(CountDownLatch latch) {
+    /** Counts {@code latch} down once a caller is waiting for one of {@code buffer}'s rounds. */
+    private static void releaseOnceTheCallerWaits(PrefetchBuffer buffer, CountDownLatch latch) {
         Thread release = new Thread(() -> {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                return;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (buffer.callersWaiting() == 0 && System.nanoTime() < deadline) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
             }
             latch.countDown();
         });
@@ -144,7 +147,7 @@ class PrefetchBufferTest {
             return LongStream.range(first, first + count).toArray();
         }, Duration.ofSeconds(5), null, System::nanoTime);
         buffers.add(buffer);
-        releaseOnceTheCallerWaits(callerWaiting);
+        releaseOnceTheCallerWaits(buffer, callerWaiting);
 
         long[] ids = new long[20];
         for (int i = 0; i < ids.length; i++) {
@@ -179,7 +182,7 @@ class PrefetchBufferTest {
                     throw new IOException("another failure");
                 }, Duration.ofSeconds(5), null, System::nanoTime);
         buffers.add(buffer);
-        releaseOnceTheCallerWaits(callerWaiting);
+        releaseOnceTheCallerWaits(buffer, callerWaiting);
 
         assertThatThrownBy(buffer::nextId).isInstanceOf(ServersUnavailableException.class)
                 .hasMessageContaining("the first batch was invalid");
@@ -425,8 +428,12 @@ class PrefetchBufferTest {
     @Test
     void theNextRoundAsksForWhatTheServerIssuesInAThirdOfTheBound() throws InterruptedException {
         long nanosPerId = MS / 1024;
+        // The first batch is reserved only once the caller waits for it, as when a client's first call comes before
+        // its first batch: however busy the machine, the caller is there before the pace is known.
+        CountDownLatch callerWaiting = new CountDownLatch(1);
         PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 64_000, 100_000, Duration.ofSeconds(1),
                 Duration.ofMillis(100)), 0.1, rotation, (server, count, onReserved) -> {
+                    callerWaiting.await(10, TimeUnit.SECONDS);
                     sizes.add(count);
                     long first = nextId.getAndAdd(count);
                     onReserved.run();
@@ -435,6 +442,7 @@ class PrefetchBufferTest {
                 // As RemoteIdService reads it from the IDs' millisecond fields: the span less one unit.
                 ids -> Math.max(0, ids.length * nanosPerId - MS));
         buffers.add(buffer);
+        releaseOnceTheCallerWaits(buffer, callerWaiting);
 
         assertThat(buffer.nextId()).isEqualTo(1);
 
