@@ -3,14 +3,12 @@ package io.vesta.sequence;
 import java.util.concurrent.locks.ReentrantLock;
 
 /** {@link SequencerStrategy#LOCK}: the unit/seq state behind a non-fair {@link ReentrantLock}. */
-final class LockSequencer extends Sequencer {
+final class LockSequencer extends LockedSequencer {
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final UnitSequence sequence;
 
     LockSequencer(Timeline timeline, int blockBits) {
         super(timeline, blockBits);
-        this.sequence = new UnitSequence(timeline, slotBits);
     }
 
     @Override
@@ -21,16 +19,6 @@ final class LockSequencer extends Sequencer {
         } finally {
             lock.unlock();
         }
-    }
-
-    @Override
-    long lastUnit() {
-        return sequence.unit();
-    }
-
-    @Override
-    long issued() {
-        return sequence.issued();
     }
 
     @Override

@@ -1,28 +1,15 @@
 package io.vesta.sequence;
 
 /** {@link SequencerStrategy#SYNCHRONIZED}: the unit/seq state behind the object's monitor. */
-final class SynchronizedSequencer extends Sequencer {
-
-    private final UnitSequence sequence;
+final class SynchronizedSequencer extends LockedSequencer {
 
     SynchronizedSequencer(Timeline timeline, int blockBits) {
         super(timeline, blockBits);
-        this.sequence = new UnitSequence(timeline, slotBits);
     }
 
     @Override
     synchronized long reserve(int count) {
         return sequence.reserve(count);
-    }
-
-    @Override
-    long lastUnit() {
-        return sequence.unit();
-    }
-
-    @Override
-    long issued() {
-        return sequence.issued();
     }
 
     @Override
