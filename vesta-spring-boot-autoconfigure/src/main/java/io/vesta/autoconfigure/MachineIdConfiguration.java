@@ -17,6 +17,7 @@ import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
+import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
@@ -146,11 +147,19 @@ abstract class MachineIdConfiguration {
     @ConditionalOnProperty(name = STRATEGY, havingValue = "zookeeper")
     static class ZooKeeper {
 
+        /**
+         * A client of the provider's own on {@code connect-string}; without one, the application's
+         * {@link CuratorFramework}, so that one ZooKeeper setting serves both. The provider does not close the
+         * application's client: its lifecycle is the application's.
+         */
         @Bean
         MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
-                Environment environment) {
+                ObjectProvider<CuratorFramework> curator, Environment environment) {
             ZooKeeperLeaseProperties zookeeper = properties.getMachineId().getZookeeper();
-            ZooKeeperMachineIdProvider.Builder builder = ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString())
+            CuratorFramework applicationClient = zookeeper.getConnectString() == null ? curator.getIfUnique() : null;
+            ZooKeeperMachineIdProvider.Builder builder = (applicationClient != null
+                    ? ZooKeeperMachineIdProvider.builder(applicationClient)
+                    : ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString()))
                     .settingPrefix("vesta.machine-id.zookeeper.")
                     .namespace(zookeeper.getNamespace())
                     .owner(zookeeper.getOwner() != null ? zookeeper.getOwner()

@@ -12,7 +12,7 @@ import java.time.Duration;
  */
 public class ZooKeeperLeaseProperties extends LeaseProperties {
 
-    /** ZooKeeper connect string, such as zk1:2181,zk2:2181,zk3:2181. Required for the zookeeper strategy. */
+    /** ZooKeeper connect string, such as zk1:2181,zk2:2181,zk3:2181. Unset: the application's CuratorFramework bean, which Vesta uses but does not close; the zookeeper strategy needs one or the other. */
     private String connectString;
 
     /** Namespace under /vesta: nodes that share a namespace share the machine-ID space. */
