@@ -38,7 +38,7 @@ public final class EmbeddedIdServiceFactory {
      */
     public static EmbeddedIdService create(VestaProperties properties, GenMethod genMethod, MachineIdProvider provider,
             TimeSource timeSource, TimestampStore timestampStore, Consumer<EmbeddedIdService.Builder> customizer) {
-        VestaProperties.Range range = genMethod == GenMethod.EMBEDDED
+        MachineIdProperties.Range range = genMethod == GenMethod.EMBEDDED
                 ? properties.getMachineId().getEmbeddedRange() : properties.getMachineId().getServerRange();
         // The builder checks every setting under the "vesta." prefix: nothing is checked twice here.
         EmbeddedIdService.Builder builder = EmbeddedIdService.builder()

@@ -17,6 +17,7 @@ import io.vesta.machine.db.DbMachineIdProvider;
 import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
+import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
@@ -124,17 +125,17 @@ abstract class MachineIdConfiguration {
                 throw new InvalidSettingException(STRATEGY, "db", "db together with " + DataSourceChoice.ONE_DATA_SOURCE
                         + ", or another strategy", DataSourceChoice.missing(beanFactory));
             }
-            VestaProperties.Db db = properties.getMachineId().getDb();
+            DbLeaseProperties db = properties.getMachineId().getDb();
             DbMachineIdProvider.Builder builder = DbMachineIdProvider.builder(applicationDataSource)
                     .settingPrefix("vesta.machine-id.db.")
                     .table(db.getTable())
                     .owner(db.getOwner() != null ? db.getOwner()
                             : ownerAtPort(DbMachineIdProvider.defaultOwner(), environment))
-                    .lease(db.getLease())
                     .initializeSchema(SchemaInitialization.applies(db.getInitializeSchema(), applicationDataSource))
                     .timeSource(timeSource.getIfUnique(TimeSource::system));
             // Unset: the builder's own default.
             PropertyMapper map = PropertyMapper.get();
+            map.from(db.getLease()).to(builder::lease);
             map.from(db.getHeartbeat()).to(builder::heartbeat);
             return builder.build();
         }
@@ -146,11 +147,19 @@ abstract class MachineIdConfiguration {
     @ConditionalOnProperty(name = STRATEGY, havingValue = "zookeeper")
     static class ZooKeeper {
 
+        /**
+         * A client of the provider's own on {@code connect-string}; without one, the application's
+         * {@link CuratorFramework}, so that one ZooKeeper setting serves both. The provider does not close the
+         * application's client: its lifecycle is the application's.
+         */
         @Bean
         MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
-                Environment environment) {
-            VestaProperties.ZooKeeper zookeeper = properties.getMachineId().getZookeeper();
-            ZooKeeperMachineIdProvider.Builder builder = ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString())
+                ObjectProvider<CuratorFramework> curator, Environment environment) {
+            ZooKeeperLeaseProperties zookeeper = properties.getMachineId().getZookeeper();
+            CuratorFramework applicationClient = zookeeper.getConnectString() == null ? curator.getIfUnique() : null;
+            ZooKeeperMachineIdProvider.Builder builder = (applicationClient != null
+                    ? ZooKeeperMachineIdProvider.builder(applicationClient)
+                    : ZooKeeperMachineIdProvider.builder(zookeeper.getConnectString()))
                     .settingPrefix("vesta.machine-id.zookeeper.")
                     .namespace(zookeeper.getNamespace())
                     .owner(zookeeper.getOwner() != null ? zookeeper.getOwner()
@@ -182,7 +191,7 @@ abstract class MachineIdConfiguration {
         MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
                 ObjectProvider<ClientResources> clientResources, ObjectProvider<ApplicationRedis> applicationRedis,
                 Environment environment) {
-            VestaProperties.Redis redis = properties.getMachineId().getRedis();
+            RedisLeaseProperties redis = properties.getMachineId().getRedis();
             RedisMachineIdProvider.Builder builder = RedisMachineIdProvider
                     .builder(RedisMachineIdSettings.uri(redis.getUrl(), applicationRedis.getIfAvailable()))
                     .settingPrefix("vesta.machine-id.redis.")
@@ -190,11 +199,12 @@ abstract class MachineIdConfiguration {
                     .key(redis.getKey())
                     .owner(redis.getOwner() != null ? redis.getOwner()
                             : ownerAtPort(RedisMachineIdProvider.defaultOwner(), environment))
-                    .lease(redis.getLease())
                     .maxClockSkew(redis.getMaxClockSkew())
                     .timeSource(timeSource.getIfUnique(TimeSource::system));
             // Unset: the builder's own default.
-            PropertyMapper.get().from(redis.getHeartbeat()).to(builder::heartbeat);
+            PropertyMapper map = PropertyMapper.get();
+            map.from(redis.getLease()).to(builder::lease);
+            map.from(redis.getHeartbeat()).to(builder::heartbeat);
             return builder.build();
         }
     }
@@ -341,7 +351,7 @@ abstract class MachineIdConfiguration {
         MachineIdGenMethod serverGenMethod = server.getIfAvailable();
         GenMethod genMethod = serverGenMethod != null ? serverGenMethod.genMethod() : properties.getGenMethod();
         boolean embedded = genMethod == GenMethod.EMBEDDED;
-        VestaProperties.Range range = embedded ? properties.getMachineId().getEmbeddedRange()
+        MachineIdProperties.Range range = embedded ? properties.getMachineId().getEmbeddedRange()
                 : properties.getMachineId().getServerRange();
         return "a machine ID in [" + range.getMin() + ", " + range.getMax() + "] (vesta.machine-id."
                 + (embedded ? "embedded-range" : "server-range") + ", for gen-method "

@@ -14,6 +14,11 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
+import io.vesta.test.TestVariables;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -138,9 +143,56 @@ class MachineIdConfigurationTests {
         }
     }
 
+    @Test
+    void zookeeperStrategyWithoutAConnectStringLeasesThroughTheApplicationsCuratorAndLeavesItOpen(@TempDir Path dir)
+            throws Exception {
+        try (TestingServer zookeeper = new TestingServer(); CuratorFramework application = started(zookeeper)) {
+            String[] node = new String[1];
+            applicationCurator(application).withPropertyValues("vesta.machine-id.strategy=zookeeper",
+                    "vesta.machine-id.zookeeper.namespace=" + table, "vesta.machine-id.zookeeper.owner=127.0.0.1:8080",
+                    "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
+                    "vesta.gen-method=rest").run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(924);
+                        node[0] = ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class)).nodePath();
+                        assertThat(application.checkExists().forPath(node[0])).isNotNull();
+                    });
+            // The provider closed with the context; the application's client is still the application's to use.
+            assertThat(application.getState()).isEqualTo(CuratorFrameworkState.STARTED);
+            assertThat(application.checkExists().forPath(node[0])).isNotNull();
+        }
+    }
+
+    @Test
+    void aConnectStringOfVestasOwnWinsOverTheApplicationsCurator(@TempDir Path dir) throws Exception {
+        try (TestingServer vestas = new TestingServer(); TestingServer applications = new TestingServer();
+                CuratorFramework application = started(applications); CuratorFramework observer = started(vestas)) {
+            applicationCurator(application).withPropertyValues("vesta.machine-id.strategy=zookeeper",
+                    "vesta.machine-id.zookeeper.connect-string=" + vestas.getConnectString(),
+                    "vesta.machine-id.zookeeper.namespace=" + table, "vesta.machine-id.zookeeper.owner=127.0.0.1:8080",
+                    "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id")).run(context -> {
+                        String node = ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class)).nodePath();
+                        assertThat(observer.checkExists().forPath(node)).isNotNull();
+                        assertThat(application.checkExists().forPath("/vesta")).isNull();
+                    });
+        }
+    }
+
+    /** A Curator client on {@code server}, started, as an application's own would be. */
+    private static CuratorFramework started(TestingServer server) {
+        CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
+        client.start();
+        return client;
+    }
+
+    /** The runner with {@code client} as the application's bean, whose lifecycle (closing it) the test owns. */
+    private ApplicationContextRunner applicationCurator(CuratorFramework client) {
+        return runner.withBean(CuratorFramework.class, () -> client, definition -> definition.setDestroyMethodName(""));
+    }
+
     /** The Redis the redis-strategy tests lease from; they skip when it is unset (fail when CI=true). */
     private static String redisUrl() {
-        return io.vesta.test.TestVariables.require("VESTA_TEST_REDIS_URL", "redis://127.0.0.1:6379");
+        return TestVariables.require("VESTA_TEST_REDIS_URL", "redis://127.0.0.1:6379");
     }
 
     @Test

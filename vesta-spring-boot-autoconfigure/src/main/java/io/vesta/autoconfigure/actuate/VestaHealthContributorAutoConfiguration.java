@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.actuate;
 
 import io.vesta.EmbeddedIdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.autoconfigure.MachineIdProperties;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.autoconfigure.client.VestaClientAutoConfiguration;
@@ -43,8 +44,8 @@ public final class VestaHealthContributorAutoConfiguration {
     VestaLivenessHealthIndicator vestaLivenessHealthIndicator(EmbeddedIdService idService, TimeSource timeSource,
             VestaProperties properties) {
         java.time.Duration timeout = InvalidSettingException.requireInRange("vesta.machine-id.liveness-timeout",
-                properties.getMachineId().getLivenessTimeout(), VestaProperties.MachineId.MIN_LIVENESS_TIMEOUT,
-                VestaProperties.MachineId.MAX_LIVENESS_TIMEOUT);
+                properties.getMachineId().getLivenessTimeout(), MachineIdProperties.MIN_LIVENESS_TIMEOUT,
+                MachineIdProperties.MAX_LIVENESS_TIMEOUT);
         return new VestaLivenessHealthIndicator(idService, timeSource, timeout);
     }
 

@@ -4,6 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
+import io.vesta.autoconfigure.MachineIdProperties;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.client.RemoteIdService;
 import io.vesta.machine.MachineIdProvider;
@@ -120,7 +121,7 @@ final class RemoteIdServiceFactory {
 
     /** The machine IDs servers issue under: the client refuses batches with any other. */
     private static MachineIdRange serverRange(VestaProperties properties) {
-        VestaProperties.Range range = properties.getMachineId().getServerRange();
+        MachineIdProperties.Range range = properties.getMachineId().getServerRange();
         return MachineIdRange.of("vesta.machine-id.server-range", range.getMin(), range.getMax());
     }
 

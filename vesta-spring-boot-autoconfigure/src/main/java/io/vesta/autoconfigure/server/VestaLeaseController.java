@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.server;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.autoconfigure.MachineIdProperties;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLeaseInfo;
@@ -101,7 +102,7 @@ public class VestaLeaseController {
     }
 
     private MachineIdRange range(String range) {
-        VestaProperties.Range configured;
+        MachineIdProperties.Range configured;
         if (range == null || range.isBlank() || range.trim().equals("server")) {
             configured = properties.getMachineId().getServerRange();
         } else if (range.trim().equals("embedded")) {
