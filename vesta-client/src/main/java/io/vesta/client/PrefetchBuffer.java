@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
-import java.util.function.ToLongFunction;
 
 /**
  * The IDs in memory: the batch in use and the next one, fetched by background threads in rounds of a
@@ -44,7 +43,10 @@ import java.util.function.ToLongFunction;
  */
 final class PrefetchBuffer implements AutoCloseable {
 
-    /** Asks one server for a batch of the given size. */
+    /**
+     * Asks one server for a batch of the given size: a {@link BatchFetcher}, or a function in tests that need no
+     * HTTP.
+     */
     @FunctionalInterface
     interface BatchFetch {
         /**
@@ -52,6 +54,15 @@ final class PrefetchBuffer implements AutoCloseable {
          *        before the body is read; may be ignored
          */
         long[] fetch(IdServer server, int count, Runnable onReserved) throws IOException, InterruptedException;
+
+        /**
+         * How long, at least, the server took to issue a batch, in nanoseconds, from the IDs' times: the last one's
+         * less the first one's, less one time unit (the fields are truncated), never below 0. By default 0: nothing
+         * known, so the sizer does not cap the next request by the server's pace.
+         */
+        default long issueSpanNanos(long[] ids) {
+            return 0;
+        }
     }
 
     /** Rounds that may be under way at once: the one fetching the next batch, and one more while callers wait. */
@@ -61,7 +72,6 @@ final class PrefetchBuffer implements AutoCloseable {
     private final double refillThreshold;
     private final BatchSizer sizer;
     private final LongSupplier ticker;
-    private final ToLongFunction<long[]> issueSpan;
     private final ServerRotation rotation;
     private final BatchFetch fetch;
     private final Duration timeout;
@@ -101,35 +111,21 @@ final class PrefetchBuffer implements AutoCloseable {
      * Starts the round that fetches the first batch.
      * @param sizer how many IDs each round asks for
      * @param refillThreshold the share of a batch used when the next is fetched, 0 to 1
+     * @param rotation the servers a round asks, in turn; on the same {@code ticker}
      * @param fetch asks one server for a batch, on the buffer's own thread
      * @param timeout the longest one server may take, which bounds a caller's wait for a round
      * @param fallback where an ID comes from while no server answers, or null to fail instead
-     * @param ticker the monotonic clock, in nanoseconds, that times how long a batch lasts
+     * @param ticker the monotonic clock, in nanoseconds, that times how long a batch lasts and when servers are
+     *        asked again after a failed round
      */
     PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
             LongSupplier fallback, LongSupplier ticker) {
-        this(sizer, refillThreshold, rotation, fetch, timeout, fallback, ticker, ids -> 0);
-    }
-
-    /**
-     * @param issueSpan how long, at least, the server took to issue a batch, in nanoseconds, from the IDs' times: the
-     *        last one's less the first one's, less one time unit (the fields are truncated), never below 0
-     */
-    PrefetchBuffer(BatchSizer sizer, double refillThreshold, ServerRotation rotation, BatchFetch fetch, Duration timeout,
-            LongSupplier fallback, LongSupplier ticker, ToLongFunction<long[]> issueSpan) {
         this.sizer = sizer;
-        this.issueSpan = issueSpan;
         this.maxAgeNanos = sizer.maxAgeNanos();
         this.refillThreshold = refillThreshold;
         this.ticker = ticker;
         this.rotation = rotation;
-        // A round that outlives close() asks no further server.
-        this.fetch = (server, count, onReserved) -> {
-            if (closed) {
-                throw new InterruptedException("closed");
-            }
-            return fetch.fetch(server, count, onReserved);
-        };
+        this.fetch = fetch;
         this.timeout = timeout;
         this.fallback = fallback;
         this.maxWaitNanos = rotation.size() * timeout.toNanos() + TimeUnit.SECONDS.toNanos(1);
@@ -420,6 +416,10 @@ final class PrefetchBuffer implements AutoCloseable {
             round = rotation.run(server -> {
                 sentNanos[0] = ticker.getAsLong();
                 reservedSeen[0] = false;
+                if (closed) {
+                    // A round that outlives close() asks no further server.
+                    throw new InterruptedException("closed");
+                }
                 return fetch.fetch(server, size, () -> {
                     reservedNanos[0] = ticker.getAsLong();
                     reservedSeen[0] = true;
@@ -479,7 +479,7 @@ final class PrefetchBuffer implements AutoCloseable {
             // When the server likely issued the first ID: it had them all by reservedNanos, and spent at least the
             // span of their times issuing them. A server at its MAX_PEAK ceiling holds a request until the next
             // second and then issues the batch at once: the hold is not age, and should not shrink the batches.
-            long span = issueSpan.applyAsLong(round.ids());
+            long span = fetch.issueSpanNanos(round.ids());
             long issuedNanos = Math.max(sentNanos, reservedNanos - span);
             sizer.issued(round.ids().length, span);
             ready.add(new Batch(round.ids(), refillThreshold, sentNanos, issuedNanos, maxAgeNanos));

@@ -431,16 +431,24 @@ class PrefetchBufferTest {
         // The first batch is reserved only once the caller waits for it, as when a client's first call comes before
         // its first batch: however busy the machine, the caller is there before the pace is known.
         CountDownLatch callerWaiting = new CountDownLatch(1);
+        PrefetchBuffer.BatchFetch paced = new PrefetchBuffer.BatchFetch() {
+            @Override
+            public long[] fetch(IdServer server, int count, Runnable onReserved) throws InterruptedException {
+                callerWaiting.await(10, TimeUnit.SECONDS);
+                sizes.add(count);
+                long first = nextId.getAndAdd(count);
+                onReserved.run();
+                return LongStream.range(first, first + count).toArray();
+            }
+
+            /** As the BatchFetcher reads it from the IDs' millisecond fields: the span less one unit. */
+            @Override
+            public long issueSpanNanos(long[] ids) {
+                return Math.max(0, ids.length * nanosPerId - MS);
+            }
+        };
         PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 64_000, 100_000, Duration.ofSeconds(1),
-                Duration.ofMillis(100)), 0.1, rotation, (server, count, onReserved) -> {
-                    callerWaiting.await(10, TimeUnit.SECONDS);
-                    sizes.add(count);
-                    long first = nextId.getAndAdd(count);
-                    onReserved.run();
-                    return LongStream.range(first, first + count).toArray();
-                }, Duration.ofSeconds(5), null, ticker::get,
-                // As RemoteIdService reads it from the IDs' millisecond fields: the span less one unit.
-                ids -> Math.max(0, ids.length * nanosPerId - MS));
+                Duration.ofMillis(100)), 0.1, rotation, paced, Duration.ofSeconds(5), null, ticker::get);
         buffers.add(buffer);
         releaseOnceTheCallerWaits(buffer, callerWaiting);
 
