@@ -271,6 +271,8 @@ final class PrefetchBuffer implements AutoCloseable {
         lock.lock();
         try {
             long seenRounds = roundsEnded;
+            // The wait is bounded in real time, the time Condition.awaitNanos waits in, not by the ticker: a ticker a
+            // test holds still (or moves on by seconds) must neither hold a caller forever nor end its wait early.
             long deadline = System.nanoTime() + maxWaitNanos;
             while (true) {
                 if (closed) {
@@ -295,7 +297,7 @@ final class PrefetchBuffer implements AutoCloseable {
                 // The caller will wait for the next batch (or take from the fallback): the sizer learns of it now, so
                 // that the round this caller starts asks for what it can use.
                 endOfUse(exhausted, used, expired, true, tick);
-                long now = System.nanoTime();
+                long now = ticker.getAsLong();
                 if (failure != null) {
                     boolean roundFailedWhileWaiting = roundsEnded != seenRounds;
                     boolean everyServerBackingOff = inFlight == 0 && now - retryAtNanos < 0;
@@ -315,7 +317,7 @@ final class PrefetchBuffer implements AutoCloseable {
                 if (inFlight == 0) {
                     startRound();
                 }
-                long remaining = deadline - now;
+                long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     throw new IllegalStateException("No batch of IDs arrived within " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
                             + " ms (" + rotation.size() + " servers, timeout " + timeout.toMillis() + " ms each)");
@@ -488,7 +490,7 @@ final class PrefetchBuffer implements AutoCloseable {
             if (!(overlapped && failure != null)) {
                 failure = round != null ? round.failures() : List.of();
             }
-            long now = System.nanoTime();
+            long now = ticker.getAsLong();
             retryAtNanos = rotation.retryAtNanos(now);
             try {
                 refiller.schedule(this::retryAfterBackoff, Math.max(0, retryAtNanos - now), TimeUnit.NANOSECONDS);

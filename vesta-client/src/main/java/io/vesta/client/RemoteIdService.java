@@ -134,8 +134,9 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.fallback = settings.fallback;
         this.fetcher = new BatchFetcher(new HttpTransport(settings.httpClient, settings.sslContext, settings.sslParameters,
                 headers, timeout), new BatchValidator(type, codec, serverRange), codec, type);
+        // One clock ages batches and times the servers' backoff, so that a test that moves it moves both.
         LongSupplier ticker = settings.timeSource::nanoTime;
-        this.rotation = new ServerRotation(servers, fetcher::describe);
+        this.rotation = new ServerRotation(servers, fetcher::describe, ticker);
         // The size goes below prefetch when calls are rare: a large batch would only grow old.
         this.buffer = new PrefetchBuffer(new BatchSizer(1, prefetch, maxPrefetch, batchLifetime, maxIdAge), refillThreshold,
                 rotation, fetcher, timeout, fallback == null ? null : this::fallbackId, ticker);

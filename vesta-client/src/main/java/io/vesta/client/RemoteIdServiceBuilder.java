@@ -166,8 +166,8 @@ public final class RemoteIdServiceBuilder {
     }
 
     /**
-     * The clock whose {@link TimeSource#nanoTime()} ages batches and times how long they last; the system clock by
-     * default. A seam for tests, which move time by hand.
+     * The clock whose {@link TimeSource#nanoTime()} ages batches, times how long they last and times the servers'
+     * backoff; the system clock by default. A seam for tests, which move time by hand.
      */
     public RemoteIdServiceBuilder timeSource(TimeSource timeSource) {
         this.timeSource = timeSource;
