@@ -64,9 +64,9 @@ import java.util.function.LongSupplier;
  * <p>{@link #expId}, {@link #transTime} and {@link #makeId} are local: the layout is known. IDs of batches
  * still in memory at {@link #close()} are never issued; like every unused ID they are a gap, never a repeat.
  *
- * <p>The parts, in the order {@link #genId()} reaches them: {@link PrefetchBuffer} (the IDs in memory and the
- * background refill), {@link ServerRotation} (failover order and backoff, one loop for the background refill and a
- * caller's own fetch), {@link BatchFetcher} (one batch from one server: {@link HttpTransport}, the exchange and its
+ * <p>The parts, in the order {@link #genId()} reaches them: {@link PrefetchBuffer} (the IDs in memory),
+ * {@link RefillRounds} (the background refill, in rounds), {@link ServerRotation} (failover order and backoff, one
+ * loop for the background refill and a caller's own fetch), {@link BatchFetcher} (one batch from one server: {@link HttpTransport}, the exchange and its
  * timeout, then {@link BatchValidator}, the checks on an answered batch). The settings are a
  * {@link RemoteIdServiceBuilder}'s.
  */
