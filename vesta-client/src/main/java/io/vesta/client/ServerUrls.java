@@ -10,8 +10,8 @@ import java.util.Set;
 
 /**
  * The servers' base URLs as {@link RemoteIdServiceBuilder#build()} accepts them: each an http or https URL with a host
- * and no query, each listed once, at least one. Parsed from text so that a bad entry is refused with the setting it
- * came from, rather than by {@link URI#create} deep in the first fetch.
+ * and no query, each listed once, at least one. Parsed from text in {@code build()}, so that a bad entry is refused
+ * with the setting it came from and the whole list as configured.
  */
 record ServerUrls(List<URI> uris) {
 
