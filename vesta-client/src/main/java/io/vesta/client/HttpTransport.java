@@ -37,7 +37,7 @@ final class HttpTransport implements AutoCloseable {
 
     private final HttpClient http;
     private final Duration timeout;
-    /** Sent with every request, after the checks of {@link RemoteIdService.Builder#header}: name, value, name, ... */
+    /** Sent with every request, after the checks of {@link RemoteIdServiceBuilder#header}: name, value, name, ... */
     private final String[] headers;
     /** Interrupts a blocking exchange that outlives the timeout (see {@link #sendWithin}). */
     private final ScheduledThreadPoolExecutor watchdog;

@@ -44,7 +44,7 @@ final class IdServer {
         return consecutiveFailures > 0 && nowNanos - backoffUntilNanos < 0;
     }
 
-    /** When the current backoff ends, in {@link System#nanoTime()}; only meaningful while backing off. */
+    /** When the current backoff ends, by the rotation's ticker; only meaningful while backing off. */
     synchronized long backoffUntilNanos() {
         return backoffUntilNanos;
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The order in which servers are asked for a batch, and the one loop that asks them, used by the background refill
@@ -35,16 +36,20 @@ final class ServerRotation {
 
     private final List<IdServer> servers;
     private final Function<Exception, String> describe;
+    private final LongSupplier ticker;
     private final AtomicInteger nextStart = new AtomicInteger();
     private final LongAdder failovers = new LongAdder();
 
     /**
      * @param servers at least one
      * @param describe what went wrong when a fetch threw, in words for a {@link ServerFailure}
+     * @param ticker the monotonic clock, in nanoseconds, that times the servers' backoff: the prefetch buffer's, so
+     *        that one clock ages batches and says when a server is asked again
      */
-    ServerRotation(List<IdServer> servers, Function<Exception, String> describe) {
+    ServerRotation(List<IdServer> servers, Function<Exception, String> describe, LongSupplier ticker) {
         this.servers = List.copyOf(servers);
         this.describe = describe;
+        this.ticker = ticker;
     }
 
     /**
@@ -58,7 +63,7 @@ final class ServerRotation {
         List<ServerFailure> failures = new ArrayList<>(servers.size());
         for (int k = 0; k < servers.size(); k++) {
             IdServer server = servers.get((start + k) % servers.size());
-            long now = System.nanoTime();
+            long now = ticker.getAsLong();
             if (server.backingOff(now)) {
                 failures.add(server.skipped(now));
                 continue;
@@ -75,9 +80,9 @@ final class ServerRotation {
                 failures.add(new ServerFailure(server.base(), "interrupted", false, 0));
                 break;
             } catch (IOException | RuntimeException e) {
-                failures.add(server.failed(describe.apply(e), System.nanoTime()));
+                failures.add(server.failed(describe.apply(e), ticker.getAsLong()));
             } catch (Error e) {
-                failures.add(server.failed("failed unexpectedly: " + e, System.nanoTime()));
+                failures.add(server.failed("failed unexpectedly: " + e, ticker.getAsLong()));
             }
         }
         return new Round(null, failures);
@@ -88,7 +93,7 @@ final class ServerRotation {
         return servers.stream().map(server -> server.skipped(nowNanos)).toList();
     }
 
-    /** When the first backoff ends, in {@link System#nanoTime()}: that server is the first worth asking again. */
+    /** When the first backoff ends, by the ticker: that server is the first worth asking again. */
     long retryAtNanos(long nowNanos) {
         long retryAt = 0;
         for (int i = 0; i < servers.size(); i++) {

@@ -24,14 +24,21 @@ class PrefetchBufferTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final List<IdServer> servers = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 20 * MS, 40 * MS));
-    private final ServerRotation rotation = new ServerRotation(servers, Throwable::getMessage);
+    /** The ticker that times how long a batch lasts and the servers' backoff: moved by the tests. */
+    private final AtomicLong ticker = new AtomicLong();
+    /** The rotation of the buffers on the system clock. */
+    private final ServerRotation rotation = rotation(servers, System::nanoTime);
+    /** The rotation of the buffers on {@link #ticker}: one clock for the buffer and its servers' backoff. */
+    private final ServerRotation tickedRotation = rotation(servers, ticker::get);
     private final AtomicLong nextId = new AtomicLong(1);
     private final AtomicInteger fetches = new AtomicInteger();
     private volatile boolean down;
     private final List<PrefetchBuffer> buffers = new ArrayList<>();
     private final List<Integer> sizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** The ticker that times how long a batch lasts: moved by the tests. */
-    private final AtomicLong ticker = new AtomicLong();
+
+    private static ServerRotation rotation(List<IdServer> servers, LongSupplier ticker) {
+        return new ServerRotation(servers, Throwable::getMessage, ticker);
+    }
 
     @AfterEach
     void close() {
@@ -91,7 +98,7 @@ class PrefetchBufferTest {
 
     @Test
     void batchesUsedUpQuicklyGrowToTheMaximumAndBatchesThatLastShrinkBackToTheMinimum() throws Exception {
-        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(10, 10, 160, Duration.ofMillis(100), Duration.ofHours(1)), 0.1, rotation,
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(10, 10, 160, Duration.ofMillis(100), Duration.ofHours(1)), 0.1, tickedRotation,
                 this::fetch, Duration.ofMillis(500), null, ticker::get);
         buffers.add(buffer);
         long expected = 1;
@@ -169,7 +176,7 @@ class PrefetchBufferTest {
         CountDownLatch callerWaiting = new CountDownLatch(1);
         CountDownLatch secondFailed = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
-        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(two, Throwable::getMessage),
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, rotation(two, System::nanoTime),
                 (server, count, onReserved) -> {
                     int call = calls.incrementAndGet();
                     if (call == 1) {
@@ -218,7 +225,7 @@ class PrefetchBufferTest {
     void withoutAFallbackACallFailsWithTheServersErrors() {
         down = true;
         List<IdServer> slow = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 5000 * MS, 5000 * MS));
-        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(slow, Throwable::getMessage),
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, rotation(slow, System::nanoTime),
                 this::fetch, Duration.ofMillis(500), null, System::nanoTime);
         buffers.add(buffer);
 
@@ -242,6 +249,28 @@ class PrefetchBufferTest {
         assertThat(buffer.nextId()).isEqualTo(1);
     }
 
+    /**
+     * A failed round's retry and the server's backoff go by the buffer's ticker, the one that ages its batches: once
+     * the ticker passes the end of the backoff, a call starts a round, however little real time passed.
+     */
+    @Test
+    void afterAFailedRoundTheServerIsAskedAgainOnceTheTickerPassesItsBackoff() {
+        down = true;
+        List<IdServer> slow = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), 5000 * MS, 5000 * MS));
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, rotation(slow, ticker::get), this::fetch,
+                Duration.ofMillis(500), null, ticker::get);
+        buffers.add(buffer);
+        assertThatThrownBy(buffer::nextId).isInstanceOf(ServersUnavailableException.class).hasMessageContaining(": down");
+        down = false;
+        assertThatThrownBy(buffer::nextId).as("while the ticker is within the backoff")
+                .isInstanceOf(ServersUnavailableException.class).hasMessageContaining("skipped, backing off 5000 ms");
+        assertThat(fetches).as("no round while the ticker is within the backoff").hasValue(1);
+
+        ticker.addAndGet(5000 * MS);
+
+        assertThat(buffer.nextId()).isEqualTo(1);
+    }
+
     @Test
     void aClosedBufferIssuesNothingAndARoundUnderWayAsksNoFurtherServer() throws Exception {
         List<IdServer> two = List.of(new IdServer(URI.create("http://10.0.0.1:8080"), MS, MS),
@@ -249,7 +278,7 @@ class PrefetchBufferTest {
         CountDownLatch fetching = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         AtomicInteger asked = new AtomicInteger();
-        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, new ServerRotation(two, Throwable::getMessage), (server, count, onReserved) -> {
+        PrefetchBuffer buffer = new PrefetchBuffer(fixed(10), 0.1, rotation(two, System::nanoTime), (server, count, onReserved) -> {
             asked.incrementAndGet();
             fetching.countDown();
             // A fetch that ignores interrupts, as a slow user's HTTP client might.
@@ -284,7 +313,7 @@ class PrefetchBufferTest {
 
     /** A buffer aging its batches by the test's ticker, sizes from 1, first batch 10, largest 100. */
     private PrefetchBuffer aging(Duration maxAge) {
-        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 10, 100, Duration.ofSeconds(1), maxAge), 0.1, rotation,
+        PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 10, 100, Duration.ofSeconds(1), maxAge), 0.1, tickedRotation,
                 this::agingFetch, Duration.ofSeconds(5), null, ticker::get);
         buffers.add(buffer);
         return buffer;
@@ -402,7 +431,7 @@ class PrefetchBufferTest {
     void batchesThatArriveTooOldShrinkUntilTheyArriveInTime() {
         long bound = TimeUnit.MILLISECONDS.toNanos(50);
         PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 100_000, 100_000, Duration.ofSeconds(1),
-                Duration.ofNanos(bound)), 0.1, rotation, (server, count, onReserved) -> {
+                Duration.ofNanos(bound)), 0.1, tickedRotation, (server, count, onReserved) -> {
                     long[] ids = agingFetch(server, count, onReserved);
                     ticker.addAndGet(count * 1000L);
                     return ids;
@@ -431,16 +460,24 @@ class PrefetchBufferTest {
         // The first batch is reserved only once the caller waits for it, as when a client's first call comes before
         // its first batch: however busy the machine, the caller is there before the pace is known.
         CountDownLatch callerWaiting = new CountDownLatch(1);
+        PrefetchBuffer.BatchFetch paced = new PrefetchBuffer.BatchFetch() {
+            @Override
+            public long[] fetch(IdServer server, int count, Runnable onReserved) throws InterruptedException {
+                callerWaiting.await(10, TimeUnit.SECONDS);
+                sizes.add(count);
+                long first = nextId.getAndAdd(count);
+                onReserved.run();
+                return LongStream.range(first, first + count).toArray();
+            }
+
+            /** As the BatchFetcher reads it from the IDs' millisecond fields: the span less one unit. */
+            @Override
+            public long issueSpanNanos(long[] ids) {
+                return Math.max(0, ids.length * nanosPerId - MS);
+            }
+        };
         PrefetchBuffer buffer = new PrefetchBuffer(new BatchSizer(1, 64_000, 100_000, Duration.ofSeconds(1),
-                Duration.ofMillis(100)), 0.1, rotation, (server, count, onReserved) -> {
-                    callerWaiting.await(10, TimeUnit.SECONDS);
-                    sizes.add(count);
-                    long first = nextId.getAndAdd(count);
-                    onReserved.run();
-                    return LongStream.range(first, first + count).toArray();
-                }, Duration.ofSeconds(5), null, ticker::get,
-                // As RemoteIdService reads it from the IDs' millisecond fields: the span less one unit.
-                ids -> Math.max(0, ids.length * nanosPerId - MS));
+                Duration.ofMillis(100)), 0.1, tickedRotation, paced, Duration.ofSeconds(5), null, ticker::get);
         buffers.add(buffer);
         releaseOnceTheCallerWaits(buffer, callerWaiting);
 

@@ -52,11 +52,11 @@ class RemoteIdServiceTest {
         return resource;
     }
 
-    private RemoteIdService client(RemoteIdService.Builder builder) {
+    private RemoteIdService client(RemoteIdServiceBuilder builder) {
         return track(builder.build());
     }
 
-    private static RemoteIdService.Builder to(URI... servers) {
+    private static RemoteIdServiceBuilder to(URI... servers) {
         return RemoteIdService.builder().servers(List.of(servers)).backoff(Duration.ofMillis(50), Duration.ofMillis(400))
                 .timeout(Duration.ofMillis(500));
     }
@@ -459,7 +459,7 @@ class RemoteIdServiceTest {
                 .withMessage("seq must be in [0, 1023], was 1024");
     }
 
-    private static void assertInvalid(RemoteIdService.Builder builder, String setting, Object value, String allowed) {
+    private static void assertInvalid(RemoteIdServiceBuilder builder, String setting, Object value, String allowed) {
         assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
             assertThat(e.setting()).isEqualTo(setting);
             assertThat(e.value()).isEqualTo(value);

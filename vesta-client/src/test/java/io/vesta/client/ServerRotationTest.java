@@ -9,6 +9,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +20,9 @@ class ServerRotationTest {
 
     private final List<IdServer> servers = IntStream.range(0, 3)
             .mapToObj(i -> new IdServer(URI.create("http://10.0.0." + i + ":8080"), SECOND, 4 * SECOND)).toList();
-    private final ServerRotation rotation = new ServerRotation(servers, e -> "described " + e.getMessage());
+    /** The clock the rotation times backoff by: moved by the tests, never by real time. */
+    private final AtomicLong ticker = new AtomicLong(1000 * SECOND);
+    private final ServerRotation rotation = new ServerRotation(servers, e -> "described " + e.getMessage(), ticker::get);
     private final List<URI> asked = new ArrayList<>();
 
     @AfterEach
@@ -53,8 +56,8 @@ class ServerRotationTest {
 
         assertThat(round.ids()).containsExactly(42);
         assertThat(round.failures()).extracting(ServerFailure::error).containsExactly("described down");
-        assertThat(servers.get(0).backingOff(System.nanoTime())).isTrue();
-        assertThat(servers.get(1).backingOff(System.nanoTime())).isFalse();
+        assertThat(servers.get(0).backingOff(ticker.get())).isTrue();
+        assertThat(servers.get(1).backingOff(ticker.get())).isFalse();
 
         // The next rounds start at servers 1 and 2; the one after skips server 0 while it backs off.
         rotation.run(this::answer);
@@ -66,6 +69,24 @@ class ServerRotationTest {
             assertThat(failure.skipped()).isTrue();
             assertThat(failure.error()).isEqualTo("described down");
         });
+    }
+
+    /** The backoff is timed by the injected ticker alone: real time passing changes nothing, the ticker moving does. */
+    @Test
+    void aServerBackingOffIsAskedAgainOnceTheTickerPassesTheEndOfItsBackoff() throws Exception {
+        rotation.run(server -> {
+            throw new IOException("down");
+        });
+        assertThat(servers).allMatch(server -> server.backingOff(ticker.get()));
+        Thread.sleep(5);
+
+        ticker.addAndGet(SECOND - 1);
+        assertThat(rotation.run(this::answer).ids()).as("a nanosecond of backoff left").isNull();
+        assertThat(asked).isEmpty();
+
+        ticker.addAndGet(1);
+        assertThat(rotation.run(this::answer).ids()).containsExactly(42);
+        assertThat(asked).hasSize(1);
     }
 
     @Test
@@ -81,7 +102,7 @@ class ServerRotationTest {
         assertThat(round.failures()).extracting(ServerFailure::error).containsExactly(
                 "failed unexpectedly: java.lang.LinkageError: no class", "failed unexpectedly: java.lang.LinkageError: no class",
                 "described bad answer");
-        assertThat(servers).allMatch(server -> server.backingOff(System.nanoTime()));
+        assertThat(servers).allMatch(server -> server.backingOff(ticker.get()));
     }
 
     @Test
@@ -94,13 +115,13 @@ class ServerRotationTest {
         assertThat(round.ids()).isNull();
         assertThat(asked).hasSize(1);
         assertThat(round.failures()).singleElement().satisfies(failure -> assertThat(failure.error()).isEqualTo("interrupted"));
-        assertThat(servers.get(0).backingOff(System.nanoTime())).as("an interrupt is not the server's fault").isFalse();
+        assertThat(servers.get(0).backingOff(ticker.get())).as("an interrupt is not the server's fault").isFalse();
         assertThat(Thread.currentThread().isInterrupted()).isTrue();
     }
 
     @Test
     void theRetryIsDueWhenTheFirstBackoffEnds() {
-        long now = System.nanoTime();
+        long now = ticker.get();
         assertThat(rotation.retryAtNanos(now)).as("no server backing off: at once").isEqualTo(now);
 
         servers.get(0).failed("a", now);

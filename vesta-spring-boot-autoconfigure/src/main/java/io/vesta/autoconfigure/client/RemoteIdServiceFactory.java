@@ -7,6 +7,7 @@ import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
 import io.vesta.autoconfigure.MachineIdProperties;
 import io.vesta.autoconfigure.VestaProperties;
 import io.vesta.client.RemoteIdService;
+import io.vesta.client.RemoteIdServiceBuilder;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.time.TimeSource;
@@ -40,11 +41,11 @@ final class RemoteIdServiceFactory {
      */
     static RemoteIdService create(VestaProperties properties, VestaClientProperties client,
             Supplier<MachineIdProvider> machineIdProvider, TimeSource timeSource, TimestampStore timestampStore,
-            SslBundles sslBundles, Consumer<RemoteIdService.Builder> customizers,
+            SslBundles sslBundles, Consumer<RemoteIdServiceBuilder> customizers,
             Consumer<EmbeddedIdService.Builder> fallbackCustomizers) {
         Instant epoch = EmbeddedIdServiceFactory.epoch(properties.getEpoch());
         List<String> servers = client.getServers() == null ? List.of() : client.getServers();
-        RemoteIdService.Builder builder = RemoteIdService.builder()
+        RemoteIdServiceBuilder builder = RemoteIdService.builder()
                 .settingPrefix("vesta.client.")
                 .layoutSettingPrefix("vesta.")
                 .servers(servers.toArray(String[]::new))
