@@ -40,7 +40,7 @@ class EmbeddedIdServiceLayoutChangeTest {
 
     private final ManualTimeSource clock = new ManualTimeSource(FIRST_RUN);
 
-    private EmbeddedIdService.Builder node() {
+    private EmbeddedIdServiceBuilder node() {
         return EmbeddedIdService.builder().settingPrefix("vesta.").machineId(5).timeSource(clock)
                 .timestampStoreDirectory(directory);
     }

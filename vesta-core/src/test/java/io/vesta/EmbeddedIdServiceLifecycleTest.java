@@ -84,7 +84,7 @@ class EmbeddedIdServiceLifecycleTest {
         }
     }
 
-    private EmbeddedIdService.Builder builder(SequencerStrategy strategy) {
+    private EmbeddedIdServiceBuilder builder(SequencerStrategy strategy) {
         return EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(4).sequencer(strategy).timeSource(clock);
     }
 

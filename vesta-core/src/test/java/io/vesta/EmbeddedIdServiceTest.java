@@ -23,7 +23,7 @@ class EmbeddedIdServiceTest {
     private static final Instant NOW = Instant.parse("2026-06-01T12:00:00.123Z");
     private final ManualTimeSource clock = new ManualTimeSource(NOW);
 
-    private EmbeddedIdService.Builder builder() {
+    private EmbeddedIdServiceBuilder builder() {
         return EmbeddedIdService.builder().machineId(42).timeSource(clock);
     }
 
@@ -171,7 +171,7 @@ class EmbeddedIdServiceTest {
         assertThat(builder().settingPrefix("vesta.").machineIdRange(100, 200).machineId(150).build().machineId()).isEqualTo(150);
     }
 
-    private static void assertRefused(EmbeddedIdService.Builder builder, String setting, Object value, String allowed) {
+    private static void assertRefused(EmbeddedIdServiceBuilder builder, String setting, Object value, String allowed) {
         assertThatThrownBy(builder::build).isInstanceOfSatisfying(InvalidSettingException.class, e -> {
             assertThat(e.setting()).isEqualTo(setting);
             assertThat(e.value()).isEqualTo(value);

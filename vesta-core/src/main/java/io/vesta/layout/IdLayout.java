@@ -1,6 +1,11 @@
 package io.vesta.layout;
 
 import io.vesta.IdType;
+import io.vesta.InvalidSettingException;
+
+import java.time.Instant;
+
+import static io.vesta.SettingNames.kebab;
 
 /**
  * The bit layout of one {@link IdType}. Bit 0 is the least significant; fields from low to high:
@@ -95,6 +100,24 @@ public final class IdLayout {
 
     public int timeShift() {
         return MACHINE_BITS + seqBits;
+    }
+
+    /**
+     * Refuses an epoch this layout cannot issue under at {@code now}: it must lie in the past, and close enough that the
+     * time field still holds the current time. Compared as instants: subtracting a far epoch in milliseconds would
+     * overflow and let it through.
+     *
+     * @param setting the epoch's setting, named in the refusal
+     * @throws InvalidSettingException naming the setting, the epoch and the instants this layout allows
+     */
+    public void checkEpoch(String setting, Instant epoch, Instant now) {
+        Instant earliest = now.minusMillis((maxTime + 1) * unitMillis).plusMillis(1);
+        if (epoch.isAfter(now) || epoch.isBefore(earliest)) {
+            throw new InvalidSettingException(setting, epoch, "an instant in [" + earliest + ", " + now + "] for type "
+                    + kebab(type) + ": not in the future, and recent enough that its " + timeBits + "-bit time field of "
+                    + unitMillis + " ms units still holds the current time",
+                    epoch.isAfter(now) ? "is in the future" : "is too far in the past");
+        }
     }
 
     /** The fields that do not change from one ID of a node to the next, in place. */

@@ -4,7 +4,8 @@ import io.vesta.GenMethod;
 import io.vesta.IdType;
 
 import java.time.Instant;
-import java.util.Locale;
+
+import static io.vesta.SettingNames.kebab;
 
 /**
  * Everything of a generator's settings that decides which 64-bit ID an instant, a sequence number and a machine ID
@@ -88,9 +89,5 @@ public record IssuingLayout(long version, IdType type, GenMethod genMethod, Inst
     @Override
     public String toString() {
         return "version " + version + ", type " + kebab(type) + ", gen-method " + kebab(genMethod) + ", epoch " + epoch;
-    }
-
-    static String kebab(Enum<?> constant) {
-        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

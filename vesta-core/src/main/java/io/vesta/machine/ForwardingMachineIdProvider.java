@@ -22,11 +22,6 @@ public abstract class ForwardingMachineIdProvider implements MachineIdProvider {
     }
 
     @Override
-    public long acquire(MachineIdRange range) {
-        return engine.acquire(range);
-    }
-
-    @Override
     public long acquire(MachineIdRange range, int blockSize) {
         return engine.acquire(range, blockSize);
     }

@@ -123,15 +123,6 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
     }
 
     /**
-     * @throws InvalidSettingException if the list holds more addresses than {@code range} has machine IDs, on every
-     *         host alike, so that a list too long for the range fails the first node rather than the last
-     */
-    @Override
-    public long acquire(MachineIdRange range) {
-        return acquire(range, 1);
-    }
-
-    /**
      * The block at this host's position: position {@code p} holds {@code [min + p * blockSize, min + (p + 1) *
      * blockSize)}.
      * @throws InvalidSettingException if the list holds more addresses than {@code range} has blocks, on every host

@@ -60,11 +60,6 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
         this.regain = new RegainBackoff(settings.renewal(), MAX_REGAIN_BACKOFF);
     }
 
-    @Override
-    public long acquire(MachineIdRange range) {
-        return acquire(range, 1);
-    }
-
     /** Claims a whole aligned block of {@code blockSize} machine IDs, all of it or none, and renews it from now on. */
     @Override
     public long acquire(MachineIdRange range, int blockSize) {

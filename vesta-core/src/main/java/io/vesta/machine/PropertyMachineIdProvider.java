@@ -23,12 +23,6 @@ public final class PropertyMachineIdProvider implements MachineIdProvider {
         this(machineId, SETTING);
     }
 
-    /** @throws io.vesta.InvalidSettingException if the ID is not in {@code range} */
-    @Override
-    public long acquire(MachineIdRange range) {
-        return acquire(range, 1);
-    }
-
     /**
      * The configured ID as the first of the block.
      * @throws io.vesta.InvalidSettingException if the ID does not start one of the range's aligned blocks of

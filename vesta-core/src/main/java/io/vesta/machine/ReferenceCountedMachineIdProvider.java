@@ -31,15 +31,6 @@ public final class ReferenceCountedMachineIdProvider implements MachineIdProvide
     }
 
     /**
-     * The real provider's machine ID, acquired on the first call; later calls get the same ID.
-     * @throws IllegalArgumentException when a later call asks for another range than the first
-     */
-    @Override
-    public long acquire(MachineIdRange range) {
-        return acquire(range, 1);
-    }
-
-    /**
      * The real provider's block, acquired on the first call; later calls get the same block.
      * @throws IllegalArgumentException when a later call asks for another range or block size than the first
      */

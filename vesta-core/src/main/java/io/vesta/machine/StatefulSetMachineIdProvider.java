@@ -50,11 +50,6 @@ public final class StatefulSetMachineIdProvider implements MachineIdProvider {
         this(ordinalVariable, "", StatefulSetMachineIdProvider::localHostName, System::getenv);
     }
 
-    @Override
-    public long acquire(MachineIdRange range) {
-        return acquire(range, 1);
-    }
-
     /**
      * @throws MachineIdUnavailableException if the host name has no ordinal, or the variable is unset or not a number
      * @throws InvalidSettingException if the ordinal is beyond the range's blocks: more pods than the range holds

@@ -17,8 +17,9 @@ import java.util.OptionalLong;
  * turns into IDs ({@link IdLayout#fromSlot}). A slot is {@code (time << seqBits | seq) << blockBits | offset}: the
  * time, the sequence number and the offset of the machine ID in the block, in the order IDs of the block sort in.
  * For a single machine ID ({@code blockBits} 0) it is the packed {@code (time << seqBits) | seq} of
- * {@link IdLayout#fromTimeSeq}. It is the one public type of this package; how the unit/slot state is guarded
- * ({@link SequencerStrategy}) and how the clock is read, waited for and persisted are its parts, and stay inside.
+ * {@link IdLayout#fromTimeSeq}. It is the one public type of this package with its choice of guard
+ * ({@link SequencerStrategy}) and its counts ({@link GeneratorCounters}); how the unit/slot state is guarded and how the
+ * clock is read, waited for and persisted are its parts, and stay inside.
  *
  * <p>In a unit whose slots are used up it waits for the next unit; it never reuses a slot and never borrows
  * from a unit the clock has not reached. Thread-safe.
@@ -122,6 +123,11 @@ public final class TimeSeqGenerator {
     public ClockMovedBackwardsException clockRefusal() {
         long unit = sequencer.lastUnit();
         return unit < 0 ? null : timeline.refusalNow(unit);
+    }
+
+    /** What this generator counted so far, each count read once. Never waits for a caller. */
+    public GeneratorCounters counters() {
+        return new GeneratorCounters(issued(), exhaustedWaits(), exhaustedWaitTime(), clockBackwardSteps());
     }
 
     /** How many times a used-up unit made a caller wait for the next one. */

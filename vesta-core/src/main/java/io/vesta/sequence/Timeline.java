@@ -9,14 +9,13 @@ import io.vesta.time.TimestampStore;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.OptionalLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The time side of one generator: reads the clock in the layout's unit, waits out an exhausted unit or a
  * small step back, refuses a large one, and keeps the persisted high-water mark ahead of every unit the
- * generator moves into. Sequencers call it only when they leave their current unit, so nothing here is on
- * the per-ID path except {@link #currentUnit()}.
+ * generator moves into (the mark itself, admissions and close are {@link HighWaterMark}'s). Sequencers call it only
+ * when they leave their current unit, so nothing here is on the per-ID path except {@link #currentUnit()}.
  */
 final class Timeline {
 
@@ -29,23 +28,10 @@ final class Timeline {
     private final long unitMillis;
     private final Duration maxBackwardWait;
     private final long maxBackwardWaitMillis;
-    private final TimestampStore store;
-    private final long persistStepMillis;
     private final MachineIdLease lease;
     private final MachineIdBlock block;
-
-    /** Every issued unit starts before this; {@code Long.MAX_VALUE} without a store. */
-    private volatile long reservedUntil;
-    /** The highest unit admitted; guarded by this, like every admission. */
-    private long highestAdmitted = Long.MIN_VALUE;
-    /** Set once by {@link #close()}; after that no unit is admitted and no ID issued. */
-    private volatile boolean closed;
-    private final long startUnit;
-    private final long restartMark;
-    /** Who reserved the time up to {@link #restartMark}, for messages; null without a mark. */
-    private final String restartMarkSource;
-    /** Whether {@link #restartMark} is the store's (else the provider's). */
-    private final boolean restartMarkFromStore;
+    /** The persisted high-water mark, the units admitted under it and the mark the generator restarted after. */
+    private final HighWaterMark marks;
 
     private final LongAdder exhaustedWaits = new LongAdder();
     private final LongAdder exhaustedWaitNanos = new LongAdder();
@@ -70,47 +56,10 @@ final class Timeline {
         this.unitMillis = layout.unitMillis();
         this.maxBackwardWait = maxBackwardWait;
         this.maxBackwardWaitMillis = maxBackwardWait.toMillis();
-        this.store = store;
-        this.persistStepMillis = Math.max(unitMillis, persistStep.toMillis());
         this.block = block;
         this.lease = lease;
-        OptionalLong stored = store == null ? OptionalLong.empty() : store.load();
-        this.reservedUntil = store == null ? Long.MAX_VALUE : stored.orElse(Long.MIN_VALUE);
-        if (stored.isPresent()) {
-            checkRepresentable(stored.getAsLong(), "the timestamp store " + store);
-        }
-        if (notBefore != null) {
-            checkRepresentable(notBefore, "the machine-ID provider " + notBeforeSource);
-        }
-        long mark = Math.max(stored.orElse(Long.MIN_VALUE), notBefore == null ? Long.MIN_VALUE : notBefore);
-        this.restartMark = mark;
-        boolean fromProvider = notBefore != null && notBefore >= stored.orElse(Long.MIN_VALUE);
-        this.restartMarkFromStore = mark != Long.MIN_VALUE && !fromProvider;
-        this.restartMarkSource = mark == Long.MIN_VALUE ? null : fromProvider
-                ? "the previous holder of " + block.describe() + " (this node's previous run, or another node) may have"
-                        + " issued IDs: the high-water mark of its lease, read from " + notBeforeSource
-                : "the previous run under " + block.describe() + " may have issued IDs: the high-water mark it saved in"
-                        + " the timestamp store " + store + " (saved up to one persist step ahead of the IDs issued)";
-        // Every unit issued before the mark starts strictly before it, so those units count as used up.
-        // A mark at or before the epoch covers no unit (and subtracting from a sentinel such as Long.MIN_VALUE + 1
-        // would overflow).
-        this.startUnit = mark <= epochMillis ? -1 : Math.floorDiv(mark - 1 - epochMillis, unitMillis);
-    }
-
-    /**
-     * A mark at or past the end of the time field leaves no unit to issue in; worse, a sequencer that packs the
-     * unit with the sequence (CAS) would overflow into the other fields. Such a mark is a corrupt file or a
-     * sentinel, never a time IDs were issued at, and is refused before anything is issued.
-     */
-    private void checkRepresentable(long mark, String source) {
-        long lastUnitStart = epochMillis + layout.maxTime() * unitMillis;
-        if (mark > lastUnitStart) {
-            throw new IllegalStateException("The high-water mark " + mark + " (" + Instant.ofEpochMilli(mark) + ") read from "
-                    + source + " lies beyond the last time " + layout.type() + " IDs can carry with the epoch "
-                    + Instant.ofEpochMilli(epochMillis) + " (" + Instant.ofEpochMilli(lastUnitStart) + "): no ID could be"
-                    + " issued after it. The mark is corrupt; correct it only if you are sure no ID was issued after the"
-                    + " clock's current time.");
-        }
+        this.marks = new HighWaterMark(layout, epochMillis, store, Math.max(unitMillis, persistStep.toMillis()), block,
+                lease, notBefore, notBeforeSource);
     }
 
     IdLayout layout() {
@@ -122,13 +71,13 @@ final class Timeline {
      * by the stored mark after a restart. A sequencer issues only in later units.
      */
     long startUnit() {
-        return startUnit;
+        return marks.startUnit();
     }
 
     /** The current time in the layout's unit since the epoch, if the machine ID is still held. */
     long currentUnit() {
-        if (closed) {
-            throw closedException();
+        if (marks.isClosed()) {
+            throw marks.closedException();
         }
         long now = timeSource.currentTimeMillis();
         if (!lease.isHeldAt(now)) {
@@ -142,33 +91,11 @@ final class Timeline {
     }
 
     /**
-     * Called before the first ID of a new unit is issued: checks the time field has room and that the
-     * persisted mark covers the unit, writing a new mark first if it does not.
-     *
-     * <p>Synchronized with {@link #close()}: a unit is admitted either before close takes the exact mark, and
-     * then the mark covers it, or not at all. Without that, a caller could admit a unit after close had read the
-     * highest one and still see the old, higher reservation, and a generator rebuilt on the same store would
-     * repeat that caller's IDs. It runs once per unit, so the monitor costs nothing per ID.
+     * Called before the first ID of a new unit is issued: checks the time field has room and that the persisted mark
+     * covers the unit ({@link HighWaterMark#admit}).
      */
-    synchronized void admit(long unit) {
-        if (closed) {
-            throw closedException();
-        }
-        if (unit > layout.maxTime()) {
-            throw new IllegalStateException("The " + layout.type() + " time field is full: it holds "
-                    + layout.maxTime() + " units after the epoch " + Instant.ofEpochMilli(epochMillis)
-                    + ", up to " + Instant.ofEpochMilli(startOf(layout.maxTime() + 1) - 1)
-                    + "; new deployments need a later epoch");
-        }
-        if (unit > highestAdmitted) {
-            highestAdmitted = unit;
-        }
-        lease.issuing(startOf(unit));
-        if (store != null && startOf(unit) >= reservedUntil) {
-            long mark = startOf(unit) + persistStepMillis;
-            store.save(mark);
-            reservedUntil = mark;
-        }
+    void admit(long unit) {
+        marks.admit(unit);
     }
 
     /**
@@ -214,10 +141,13 @@ final class Timeline {
      * the clock is behind the mark it started after, not behind IDs of its own.
      */
     ClockMovedBackwardsException refusal(long lastUnit, long now) {
-        if (lastUnit == startUnit && restartMarkSource != null) {
+        long startUnit = marks.startUnit();
+        long restartMark = marks.restartMark();
+        long persistStepMillis = marks.persistStepMillis();
+        if (lastUnit == startUnit && marks.restartMarkSource() != null) {
             // A stored mark is never saved further ahead of its run's clock than the persist step (close() saves the
             // exact one): a clock further behind it is behind that run's clock. A lease's reach is the provider's.
-            String clockBehind = restartMarkFromStore && restartMark - now > persistStepMillis
+            String clockBehind = marks.restartMarkFromStore() && restartMark - now > persistStepMillis
                     ? "That is further than the persist step of " + persistStepMillis + " ms, as far as a run saves"
                             + " its mark ahead: unless the previous run had a longer one, the clock is behind the clock"
                             + " of the run that saved the mark (set back while the node was down, or that run's clock"
@@ -225,7 +155,7 @@ final class Timeline {
                     : null;
             return ClockMovedBackwardsException.beforeReservedTime(Instant.ofEpochMilli(restartMark),
                     Instant.ofEpochMilli(startOf(startUnit + 1)), Instant.ofEpochMilli(now), maxBackwardWait,
-                    restartMarkSource, clockBehind);
+                    marks.restartMarkSource(), clockBehind);
         }
         return new ClockMovedBackwardsException(Instant.ofEpochMilli(startOf(lastUnit)), Instant.ofEpochMilli(now),
                 maxBackwardWait);
@@ -288,43 +218,24 @@ final class Timeline {
      * was set back, and is left to the step-back policy of the first call.
      */
     void awaitRestartMark() {
+        long restartMark = marks.restartMark();
         if (restartMark == Long.MIN_VALUE) {
             return;
         }
         long ahead = restartMark - timeSource.currentTimeMillis();
-        if (ahead > 0 && ahead <= persistStepMillis) {
+        if (ahead > 0 && ahead <= marks.persistStepMillis()) {
             // Bounded like every wait: a clock stepped back meanwhile is left to the first call to refuse.
             timeSource.sleepUntil(restartMark, boundNanos(ahead));
         }
     }
 
-    /**
-     * Ends the timeline: from now on no unit is admitted and no ID issued, and the exact mark after the last
-     * admitted unit is written, so that a clean restart need not wait out the rest of the persist step. A call
-     * that admitted its unit before this issues at most up to that unit, which the exact mark covers.
-     */
-    synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (store == null || highestAdmitted == Long.MIN_VALUE) {
-            return;
-        }
-        long mark = startOf(highestAdmitted + 1);
-        if (mark < reservedUntil) {
-            store.save(mark);
-            reservedUntil = mark;
-        }
+    /** Ends the timeline: no unit is admitted and no ID issued from now on ({@link HighWaterMark#close}). */
+    void close() {
+        marks.close();
     }
 
     boolean isClosed() {
-        return closed;
-    }
-
-    private IllegalStateException closedException() {
-        return new IllegalStateException("The generator of " + block.describe() + " was closed; no ID is issued after"
-                + " close(). Build a new one.");
+        return marks.isClosed();
     }
 
     /** How far the clock is behind the start of {@code unit}; zero or negative when it is not. */

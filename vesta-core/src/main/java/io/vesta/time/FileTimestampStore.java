@@ -28,6 +28,8 @@ import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.vesta.SettingNames.kebab;
+
 /**
  * A {@link TimestampStore} in a small text file. Each save goes through {@link AtomicFile} (a forced temporary file
  * renamed over the old one, then the directory forced), so a crash leaves either the old marks or the new ones, never
@@ -287,10 +289,6 @@ public final class FileTimestampStore implements TimestampStore {
             throw new UncheckedIOException("Cannot list " + legacyDirectory + " for restart marks of the former naming", e);
         }
         return marks;
-    }
-
-    private static String kebab(Enum<?> constant) {
-        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     private static String enumName(String kebab) {

@@ -124,6 +124,19 @@ class MachineIdBlockTest {
         assertThat(EmbeddedIdService.builder().machineIdProvider(single).timeSource(clock).build().machineId()).isZero();
     }
 
+    /** Each acquire defaults to the other: a provider that implements neither is told so, not sent into a loop. */
+    @Test
+    void aProviderThatImplementsNeitherAcquireIsRefusedByName() {
+        MachineIdProvider none = () -> "none";
+
+        assertThatThrownBy(() -> none.acquire(MachineIdRange.EMBEDDED))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("The machine-ID provider ")
+                .hasMessageEndingWith(" implements neither acquire(MachineIdRange, int) nor acquire(MachineIdRange)");
+        assertThatThrownBy(() -> EmbeddedIdService.builder().machineIdProvider(none).timeSource(clock).build())
+                .isInstanceOf(IllegalStateException.class);
+    }
+
     @Test
     void aBlocksMarkIsWrittenForEachOfItsMachineIdsSoASingleIdLaterStartsAfterIt(@TempDir Path directory) throws Exception {
         EmbeddedIdService block = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineId(8).machineIdBlockSize(4)

@@ -1,9 +1,9 @@
 package io.vesta.autoconfigure;
 
-import io.vesta.EmbeddedIdService;
+import io.vesta.EmbeddedIdServiceBuilder;
 
 /**
- * Customizes the {@link EmbeddedIdService.Builder} of an embedded node's {@code IdService} (and of a client's
+ * Customizes the {@link EmbeddedIdServiceBuilder} of an embedded node's {@code IdService} (and of a client's
  * embedded fallback) after {@code vesta.*} is applied and before it is built, so the builder still checks what a
  * customizer sets. Every bean of this type is applied, in {@link org.springframework.core.annotation.Order @Order}.
  * Not applied to a central server's two generators, whose gen-methods and shared machine ID are the server's.
@@ -11,5 +11,5 @@ import io.vesta.EmbeddedIdService;
 @FunctionalInterface
 public interface EmbeddedIdServiceBuilderCustomizer {
 
-    void customize(EmbeddedIdService.Builder builder);
+    void customize(EmbeddedIdServiceBuilder builder);
 }

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.EmbeddedIdServiceBuilder;
 import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
 import io.vesta.machine.MachineIdProvider;
@@ -28,7 +29,7 @@ public final class EmbeddedIdServiceFactory {
      * @param customizer applied after the properties, before the builder checks the settings
      */
     public static EmbeddedIdService create(VestaProperties properties, MachineIdProvider provider, TimeSource timeSource,
-            TimestampStore timestampStore, Consumer<EmbeddedIdService.Builder> customizer) {
+            TimestampStore timestampStore, Consumer<EmbeddedIdServiceBuilder> customizer) {
         return create(properties, properties.getGenMethod(), provider, timeSource, timestampStore, customizer);
     }
 
@@ -37,11 +38,11 @@ public final class EmbeddedIdServiceFactory {
      * with the machine-ID range of that gen-method): how a server makes its two generators from one configuration.
      */
     public static EmbeddedIdService create(VestaProperties properties, GenMethod genMethod, MachineIdProvider provider,
-            TimeSource timeSource, TimestampStore timestampStore, Consumer<EmbeddedIdService.Builder> customizer) {
+            TimeSource timeSource, TimestampStore timestampStore, Consumer<EmbeddedIdServiceBuilder> customizer) {
         MachineIdProperties.Range range = genMethod == GenMethod.EMBEDDED
                 ? properties.getMachineId().getEmbeddedRange() : properties.getMachineId().getServerRange();
         // The builder checks every setting under the "vesta." prefix: nothing is checked twice here.
-        EmbeddedIdService.Builder builder = EmbeddedIdService.builder()
+        EmbeddedIdServiceBuilder builder = EmbeddedIdService.builder()
                 .settingPrefix("vesta.")
                 .type(properties.getType())
                 .genMethod(genMethod)

@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.client;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.EmbeddedIdServiceBuilder;
 import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
 import io.vesta.autoconfigure.EmbeddedIdServiceFactory;
@@ -42,7 +43,7 @@ final class RemoteIdServiceFactory {
     static RemoteIdService create(VestaProperties properties, VestaClientProperties client,
             Supplier<MachineIdProvider> machineIdProvider, TimeSource timeSource, TimestampStore timestampStore,
             SslBundles sslBundles, Consumer<RemoteIdServiceBuilder> customizers,
-            Consumer<EmbeddedIdService.Builder> fallbackCustomizers) {
+            Consumer<EmbeddedIdServiceBuilder> fallbackCustomizers) {
         Instant epoch = EmbeddedIdServiceFactory.epoch(properties.getEpoch());
         List<String> servers = client.getServers() == null ? List.of() : client.getServers();
         RemoteIdServiceBuilder builder = RemoteIdService.builder()
