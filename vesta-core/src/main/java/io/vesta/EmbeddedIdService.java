@@ -1,7 +1,6 @@
 package io.vesta;
 
 import io.vesta.layout.IdCodec;
-import io.vesta.layout.IdMaker;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdProvider;
@@ -28,7 +27,7 @@ import java.util.Optional;
  * fresh and its IDs after the new block's {@code notBefore}. A call reads the generator once: {@link #genIds} returns a
  * whole batch of one block or throws, never a mix; a call refused by the lost block is tried once more on the new one.
  */
-public final class EmbeddedIdService implements IdService, AutoCloseable {
+public final class EmbeddedIdService extends LayoutIdService implements AutoCloseable {
 
     /** The type of IDs when none is set. */
     public static final IdType DEFAULT_TYPE = IdType.MAX_PEAK;
@@ -60,8 +59,6 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     public static final Duration TIME_REMAINING_WARNING = Duration.ofDays(365);
 
     private final IdType type;
-    private final IdCodec codec;
-    private final IdMaker idMaker;
     private final GenMethod genMethod;
     private final long version;
     private final MachineIdProvider machineIdProvider;
@@ -73,11 +70,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
 
     /** A service over the first block's generator, with the settings {@code engines} starts every block's with. */
     EmbeddedIdService(BlockEngine.Factory engines, BlockEngine engine) {
+        super(engines.version(), engines.type(), engines.genMethod(), new IdCodec(engines.epoch()));
         this.type = engines.type();
-        this.codec = new IdCodec(engines.epoch());
         this.genMethod = engines.genMethod();
         this.version = engines.version();
-        this.idMaker = new IdMaker(version, type, genMethod, codec);
         this.machineIdProvider = engines.provider();
         this.engines = engines;
         this.current = new CurrentBlock(engines, engine);
@@ -142,46 +138,10 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
         }
     }
 
-    @Override
-    public Id expId(long id) {
-        return idMaker.expId(id);
-    }
-
-    @Override
-    public Instant transTime(long time) {
-        return idMaker.transTime(time);
-    }
-
-    /** Decoded with this service's codec, so the instant is read in the ID's own type. */
-    @Override
-    public DecodedId decode(long id) {
-        return idMaker.decode(id);
-    }
-
     /** Made with this node's first machine ID ({@link #machineId()}), gen-method, type and version. */
     @Override
     public long makeId(long time, long seq) {
-        return idMaker.makeId(time, seq, machineId());
-    }
-
-    @Override
-    public long makeId(long time, long seq, long machine) {
-        return idMaker.makeId(time, seq, machine);
-    }
-
-    @Override
-    public long makeId(long genMethod, long time, long seq, long machine) {
-        return idMaker.makeId(genMethod, time, seq, machine);
-    }
-
-    @Override
-    public long makeId(long type, long genMethod, long time, long seq, long machine) {
-        return idMaker.makeId(type, genMethod, time, seq, machine);
-    }
-
-    @Override
-    public long makeId(long version, long type, long genMethod, long time, long seq, long machine) {
-        return idMaker.makeId(version, type, genMethod, time, seq, machine);
+        return makeId(time, seq, machineId());
     }
 
     public IdType type() {
@@ -212,11 +172,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     }
 
     public Instant epoch() {
-        return codec.epoch();
-    }
-
-    public IdCodec codec() {
-        return codec;
+        return codec().epoch();
     }
 
     /**
@@ -224,7 +180,7 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
      * end in 2049 with the default epoch): after it this service issues no ID.
      */
     public Instant timeFieldEnd() {
-        return codec.lastRepresentable(type);
+        return codec().lastRepresentable(type);
     }
 
     /** How long the clock has until the time field runs out ({@link #timeFieldEnd()}); zero once it has. */
@@ -343,6 +299,6 @@ public final class EmbeddedIdService implements IdService, AutoCloseable {
     public String toString() {
         BlockEngine engine = current.engine();
         return "EmbeddedIdService[" + type + ", " + engine.block.describe() + " (" + machineIdSource() + "), "
-                + genMethod + ", version " + version + ", epoch " + codec.epoch() + ", " + engine.generator.strategy() + "]";
+                + genMethod + ", version " + version + ", epoch " + codec().epoch() + ", " + engine.generator.strategy() + "]";
     }
 }

@@ -151,7 +151,8 @@ class EmbeddedIdServiceLifecycleTest {
     void aSentinelMarkFromAProviderIsRefusedAtBuildNamingTheProvider(SequencerStrategy strategy) {
         MachineIdProvider provider = new MachineIdProvider() {
             @Override
-            public long acquire(MachineIdRange range) {
+            public long acquire(MachineIdRange range, int blockSize) {
+                MachineIdProvider.refuseBlocks(this, blockSize);
                 return 5;
             }
 
@@ -175,7 +176,8 @@ class EmbeddedIdServiceLifecycleTest {
         AtomicInteger closes = new AtomicInteger();
         MachineIdProvider provider = new MachineIdProvider() {
             @Override
-            public long acquire(MachineIdRange range) {
+            public long acquire(MachineIdRange range, int blockSize) {
+                MachineIdProvider.refuseBlocks(this, blockSize);
                 throw new MachineIdUnavailableException("started a client, then could not register");
             }
 

@@ -219,7 +219,8 @@ class EmbeddedIdServiceTest {
         AtomicBoolean closed = new AtomicBoolean();
         MachineIdProvider provider = new MachineIdProvider() {
             @Override
-            public long acquire(MachineIdRange range) {
+            public long acquire(MachineIdRange range, int blockSize) {
+                MachineIdProvider.refuseBlocks(this, blockSize);
                 return 7;
             }
 
@@ -248,7 +249,8 @@ class EmbeddedIdServiceTest {
     private static MachineIdProvider leasedProvider(MachineIdLease lease, Long notBefore) {
         return new MachineIdProvider() {
             @Override
-            public long acquire(MachineIdRange range) {
+            public long acquire(MachineIdRange range, int blockSize) {
+                MachineIdProvider.refuseBlocks(this, blockSize);
                 return 11;
             }
 

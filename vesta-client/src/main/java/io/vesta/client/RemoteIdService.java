@@ -1,10 +1,9 @@
 package io.vesta.client;
 
-import io.vesta.DecodedId;
 import io.vesta.GenMethod;
-import io.vesta.Id;
 import io.vesta.IdService;
 import io.vesta.IdType;
+import io.vesta.LayoutIdService;
 import io.vesta.layout.IdCodec;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.protocol.BatchProtocol;
@@ -70,7 +69,7 @@ import java.util.function.LongSupplier;
  * timeout, then {@link BatchValidator}, the checks on an answered batch). The settings are a
  * {@link RemoteIdServiceBuilder}'s.
  */
-public final class RemoteIdService implements IdService, AutoCloseable {
+public final class RemoteIdService extends LayoutIdService implements AutoCloseable {
 
     /** The first and smallest batch unless {@link RemoteIdServiceBuilder#prefetch} says otherwise. */
     public static final int DEFAULT_PREFETCH = 1000;
@@ -100,7 +99,6 @@ public final class RemoteIdService implements IdService, AutoCloseable {
 
     private final IdType type;
     private final long version;
-    private final IdCodec codec;
     private final MachineIdRange serverRange;
     private final int prefetch;
     private final int maxPrefetch;
@@ -121,9 +119,9 @@ public final class RemoteIdService implements IdService, AutoCloseable {
      * @param headers every request's extra headers, the token's {@code Authorization} among them
      */
     RemoteIdService(RemoteIdServiceBuilder settings, List<IdServer> servers, Map<String, String> headers) {
+        super(settings.version, settings.type, GenMethod.CENTRAL_SERVER, new IdCodec(settings.epoch));
         this.type = settings.type;
         this.version = settings.version;
-        this.codec = new IdCodec(settings.epoch);
         this.serverRange = settings.serverRange;
         this.prefetch = settings.prefetch;
         this.maxPrefetch = settings.maxPrefetch;
@@ -133,7 +131,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         this.timeout = settings.timeout;
         this.fallback = settings.fallback;
         this.fetcher = new BatchFetcher(new HttpTransport(settings.httpClient, settings.sslContext, settings.sslParameters,
-                headers, timeout), new BatchValidator(type, codec, serverRange), codec, type);
+                headers, timeout), new BatchValidator(type, codec(), serverRange), codec(), type);
         // One clock ages batches and times the servers' backoff, so that a test that moves it moves both.
         LongSupplier ticker = settings.timeSource::nanoTime;
         this.rotation = new ServerRotation(servers, fetcher::describe, ticker);
@@ -165,22 +163,6 @@ public final class RemoteIdService implements IdService, AutoCloseable {
         return slice != null ? slice : fetchNow(count);
     }
 
-    @Override
-    public Id expId(long id) {
-        return codec.expId(id);
-    }
-
-    @Override
-    public Instant transTime(long time) {
-        return codec.transTime(type, time);
-    }
-
-    /** Decoded with this service's codec, so the instant is read in the ID's own type. */
-    @Override
-    public DecodedId decode(long id) {
-        return DecodedId.of(id, codec);
-    }
-
     /**
      * Not available: a client has no machine ID of its own (its IDs carry their server's).
      * @throws UnsupportedOperationException always; use {@link #makeId(long, long, long)}
@@ -191,27 +173,6 @@ public final class RemoteIdService implements IdService, AutoCloseable {
                 + " the machine ID of the server that issued them); use makeId(time, seq, machine)");
     }
 
-    /** An ID of genMethod 1 (central server), this client's type and version. */
-    @Override
-    public long makeId(long time, long seq, long machine) {
-        return makeId(version, type.code(), GenMethod.CENTRAL_SERVER.code(), time, seq, machine);
-    }
-
-    @Override
-    public long makeId(long genMethod, long time, long seq, long machine) {
-        return makeId(version, type.code(), genMethod, time, seq, machine);
-    }
-
-    @Override
-    public long makeId(long type, long genMethod, long time, long seq, long machine) {
-        return makeId(version, type, genMethod, time, seq, machine);
-    }
-
-    @Override
-    public long makeId(long version, long type, long genMethod, long time, long seq, long machine) {
-        return codec.makeId(version, type, genMethod, time, seq, machine);
-    }
-
     /** The layout the servers issue. */
     public IdType type() {
         return type;
@@ -219,7 +180,7 @@ public final class RemoteIdService implements IdService, AutoCloseable {
 
     /** The servers' epoch. */
     public Instant epoch() {
-        return codec.epoch();
+        return codec().epoch();
     }
 
     /** The version bit {@code makeId} fills in. */

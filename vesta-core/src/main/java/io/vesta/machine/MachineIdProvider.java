@@ -10,9 +10,8 @@ import java.util.OptionalLong;
 public interface MachineIdProvider extends AutoCloseable {
 
     /**
-     * The machine ID this node issues under, within {@code range}: the block of one, {@code acquire(range, 1)}. Called
-     * once, when the generator is built. A provider that hands out single machine IDs only may implement this method
-     * instead of {@link #acquire(MachineIdRange, int)}; every provider implements one of the two.
+     * The machine ID this node issues under, within {@code range}: the block of one, {@code acquire(range, 1)}.
+     * Called once, when the generator is built.
      * @throws IllegalArgumentException if the configured ID is not in the range
      * @throws MachineIdUnavailableException if no ID can be had
      */
@@ -23,34 +22,24 @@ public interface MachineIdProvider extends AutoCloseable {
     /**
      * The first machine ID of the block of {@code blockSize} consecutive IDs this node issues under: one of the
      * range's aligned blocks ({@link MachineIdRange#blocks(int)}), held whole or not at all. Called once, when the
-     * generator is built. This is the method a provider implements; the default is for a provider of single IDs, which
-     * implements {@link #acquire(MachineIdRange)} instead: it hands out single IDs only.
+     * generator is built. This is the method a provider implements; one that hands out single machine IDs only starts
+     * with {@link #refuseBlocks}.
      *
      * @param blockSize a power of two in [1, {@link MachineIdRange#MAX_BLOCK_SIZE}] that fits the range
      * @throws UnsupportedOperationException if this provider hands out single machine IDs only and {@code blockSize}
      *         is above 1
-     * @throws IllegalStateException if this provider implements neither method
      */
-    default long acquire(MachineIdRange range, int blockSize) {
-        if (!implementsSingleAcquire()) {
-            // Each default calls the other: without this a provider that implements neither would recurse until
-            // the stack overflows.
-            throw new IllegalStateException("The machine-ID provider " + getClass().getName() + " implements neither"
-                    + " acquire(MachineIdRange, int) nor acquire(MachineIdRange)");
-        }
-        if (blockSize == 1) {
-            return acquire(range);
-        }
-        throw new UnsupportedOperationException("The machine-ID provider " + describe() + " hands out single machine IDs,"
-                + " not blocks of " + blockSize);
-    }
+    long acquire(MachineIdRange range, int blockSize);
 
-    /** Whether this provider's class implements {@link #acquire(MachineIdRange)} rather than taking the default. */
-    private boolean implementsSingleAcquire() {
-        try {
-            return getClass().getMethod("acquire", MachineIdRange.class).getDeclaringClass() != MachineIdProvider.class;
-        } catch (NoSuchMethodException e) {
-            throw new AssertionError("MachineIdProvider declares acquire(MachineIdRange)", e);
+    /**
+     * For a provider of single machine IDs: refuses a block above 1 the way the builder expects, so that it names
+     * the block-size setting and what is allowed.
+     * @throws UnsupportedOperationException if {@code blockSize} is above 1
+     */
+    static void refuseBlocks(MachineIdProvider provider, int blockSize) {
+        if (blockSize != 1) {
+            throw new UnsupportedOperationException("The machine-ID provider " + provider.describe()
+                    + " hands out single machine IDs, not blocks of " + blockSize);
         }
     }
 

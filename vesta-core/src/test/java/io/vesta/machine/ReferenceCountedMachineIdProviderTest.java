@@ -55,7 +55,8 @@ class ReferenceCountedMachineIdProviderTest {
         int closes;
 
         @Override
-        public long acquire(MachineIdRange range) {
+        public long acquire(MachineIdRange range, int blockSize) {
+            MachineIdProvider.refuseBlocks(this, blockSize);
             acquires++;
             return range.min();
         }

@@ -241,7 +241,8 @@ class VestaAutoConfigurationTests {
         volatile boolean closed;
 
         @Override
-        public long acquire(MachineIdRange range) {
+        public long acquire(MachineIdRange range, int blockSize) {
+            MachineIdProvider.refuseBlocks(this, blockSize);
             return 321;
         }
 

@@ -383,8 +383,8 @@ public final class ChaosNode {
         }
 
         @Override
-        public long acquire(MachineIdRange range) {
-            long id = delegate.acquire(range);
+        public long acquire(MachineIdRange range, int blockSize) {
+            long id = delegate.acquire(range, blockSize);
             acquiredAt = System.currentTimeMillis();
             if (delegate instanceof DbMachineIdProvider db) {
                 generation = generationOf(db, id);

@@ -110,7 +110,8 @@ class VestaMetricsStateTests {
     private static MachineIdProvider leased(MachineIdLease lease) {
         return new MachineIdProvider() {
             @Override
-            public long acquire(MachineIdRange range) {
+            public long acquire(MachineIdRange range, int blockSize) {
+                MachineIdProvider.refuseBlocks(this, blockSize);
                 return 11;
             }
 

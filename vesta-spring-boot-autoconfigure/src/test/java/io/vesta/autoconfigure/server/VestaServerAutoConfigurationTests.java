@@ -231,7 +231,8 @@ class VestaServerAutoConfigurationTests {
         final AtomicInteger closes = new AtomicInteger();
 
         @Override
-        public long acquire(MachineIdRange range) {
+        public long acquire(MachineIdRange range, int blockSize) {
+            MachineIdProvider.refuseBlocks(this, blockSize);
             acquires.incrementAndGet();
             return range.check("machineId", 999);
         }

@@ -308,7 +308,8 @@ class VestaServerEndpointsTests {
             return new MachineIdProvider() {
 
                 @Override
-                public long acquire(MachineIdRange range) {
+                public long acquire(MachineIdRange range, int blockSize) {
+                    MachineIdProvider.refuseBlocks(this, blockSize);
                     return range.check("machineId", MACHINE);
                 }
 
