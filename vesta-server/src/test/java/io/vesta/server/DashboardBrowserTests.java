@@ -1,0 +1,189 @@
+package io.vesta.server;
+
+import io.vesta.layout.IdCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard in a real browser: Debian's Chromium, headless, driven through the chromedriver of the
+ * chromium-driver package, against a running vesta-server that leases its machine ID from a table on PostgreSQL.
+ * The page must show the lease table with this node's row, and decode an ID typed into its form, under its strict
+ * Content-Security-Policy: the browser reports no violation while it does, and refuses an inline script put into
+ * the page (so the policy is in force, and a violation would be seen). With an epoch that leaves the time field 200
+ * days, the page shows when it runs out, the time left and the warning. A screenshot is saved as
+ * {@code target/dashboard.png}.
+ */
+class DashboardBrowserTests {
+
+    private static final String TOKEN = "dashboard-test-token-5b1e0c";
+
+    @TempDir
+    Path dir;
+
+    private ConfigurableApplicationContext server;
+    private WebDriver browser;
+    private ChromeDriverService driverService;
+    private String url;
+    private String leaseTable;
+    private String segmentTable;
+
+    @AfterEach
+    void stop() throws Exception {
+        try {
+            if (browser != null) {
+                browser.quit();
+            }
+            if (driverService != null) {
+                driverService.stop();
+            }
+            if (server != null) {
+                server.close();
+            }
+        } finally {
+            if (url != null) {
+                TestEnvironment.drop(url, leaseTable, segmentTable);
+            }
+        }
+    }
+
+    @Test
+    void theDashboardShowsThisNodesLeaseAndDecodesATypedId() throws Exception {
+        Path chromium = TestEnvironment.executable(TestEnvironment.CHROMIUM);
+        Path chromedriver = TestEnvironment.executable(TestEnvironment.CHROMEDRIVER);
+        url = TestEnvironment.postgres();
+        leaseTable = TestEnvironment.table("vesta_machine_dash");
+        segmentTable = TestEnvironment.table("vesta_segment_dash");
+        // An epoch that leaves the 30-bit seconds of max-peak 200 days: the page must show the time left and warn.
+        Instant nearEnd = Instant.now().minusSeconds(1L << 30).plus(Duration.ofDays(200)).truncatedTo(ChronoUnit.SECONDS);
+        server = new SpringApplicationBuilder(VestaServerApplication.class).run("--server.port=0",
+                "--vesta.server.data-dir=" + dir, "--spring.datasource.url=" + url,
+                "--vesta.machine-id.strategy=db", "--vesta.machine-id.db.table=" + leaseTable,
+                "--vesta.machine-id.db.initialize-schema=always", "--vesta.machine-id.db.owner=dashboard-test",
+                "--vesta.segment.table=" + segmentTable, "--vesta.server.admin-tokens=" + TOKEN,
+                "--vesta.epoch=" + nearEnd);
+        String base = "http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port");
+        long id = issue(base);
+        long machine = new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine();
+        TestEnvironment.insertSegmentTag(url, segmentTable, "orders");
+        get(base, "/vesta/segment/orders?count=5");
+
+        driverService = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile()).usingAnyFreePort()
+                .withLogFile(dir.resolve("chromedriver.log").toFile()).build();
+        ChromeOptions options = new ChromeOptions().setBinary(chromium.toFile()).addArguments("--headless",
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--no-first-run", "--disable-dev-shm-usage", "--window-size=1400,1400",
+                "--user-data-dir=" + Files.createDirectory(dir.resolve("chromium-profile")));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        browser = new ChromeDriver(driverService, options);
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        browser.get(base + "/");
+
+        // The server requires a token: the page says so until one is typed in.
+        wait.until(b -> b.findElement(By.id("status")).getText().equals("token needed"));
+        browser.findElement(By.id("token-input")).sendKeys(TOKEN);
+        browser.findElement(By.id("token-button")).click();
+
+        wait.until(b -> b.findElement(By.id("status")).getText().equals("UP"));
+        Instant end = nearEnd.plusSeconds(1L << 30).minusMillis(1);
+        assertThat(nodeField(wait, "time field ends")).isEqualTo(end.toString());
+        assertThat(nodeField(wait, "time left")).isIn("199 days", "200 days");
+        WebElement warning = browser.findElement(By.id("time-warning"));
+        assertThat(warning.isDisplayed()).isTrue();
+        assertThat(warning.getText()).contains("runs out at " + end).contains("vesta.epoch");
+        WebElement ownRow = wait.until(b -> b.findElement(By.cssSelector("#lease-table tbody tr.self")));
+        assertThat(ownRow.getDomAttribute("data-machine-id")).isEqualTo(Long.toString(machine));
+        assertThat(ownRow.getText()).contains(machine + " (this node)").contains("live").contains("dashboard-test");
+        assertThat(browser.findElement(By.id("lease-store")).getText()).contains("table " + leaseTable);
+        wait.until(b -> !b.findElements(By.cssSelector("#segment-table tbody tr[data-biz-tag='orders']")).isEmpty());
+
+        browser.findElement(By.id("decode-input")).sendKeys(Long.toString(id));
+        browser.findElement(By.id("decode-button")).click();
+        wait.until(b -> !b.findElements(By.cssSelector("#decode-result dd[data-field='machine']")).isEmpty());
+        assertThat(field("id")).isEqualTo(Long.toString(id));
+        assertThat(field("machine")).isEqualTo(Long.toString(machine));
+        assertThat(field("genMethod")).isEqualTo("2");
+        assertThat(field("type")).isEqualTo("MAX_PEAK");
+
+        HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(DashboardHeaders.CONTENT_SECURITY_POLICY);
+        assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+        assertThat(violations()).as("the browser's log while the page worked").isEmpty();
+        Object inlineRan = ((JavascriptExecutor) browser).executeScript("const s = document.createElement('script');"
+                + " s.textContent = 'window.vestaInlineRan = true;'; document.head.appendChild(s);"
+                + " return window.vestaInlineRan === true;");
+        assertThat(inlineRan).as("an inline script under the policy").isEqualTo(false);
+        assertThat(violations()).as("the refused inline script is in the browser's log").isNotEmpty();
+
+        Path screenshot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+        Path saved = Path.of("target", "dashboard.png");
+        Files.createDirectories(saved.getParent());
+        Files.copy(screenshot, saved, StandardCopyOption.REPLACE_EXISTING);
+        assertThat(Files.size(saved)).isPositive();
+    }
+
+    /** The browser's log lines about the Content-Security-Policy since the last call. */
+    private List<String> violations() {
+        return browser.manage().logs().get(LogType.BROWSER).getAll().stream().map(LogEntry::getMessage)
+                .filter(message -> message.contains("Content Security Policy")).toList();
+    }
+
+    /** A field of the node's list, which the page rebuilds every two seconds: read again if it was replaced meanwhile. */
+    private static String nodeField(WebDriverWait wait, String name) {
+        return wait.ignoring(StaleElementReferenceException.class)
+                .until(b -> b.findElement(By.cssSelector("#node-fields dd[data-field='" + name + "']")).getText());
+    }
+
+    private String field(String name) {
+        return browser.findElement(By.cssSelector("#decode-result dd[data-field='" + name + "']")).getText();
+    }
+
+    private static long issue(String base) throws Exception {
+        Matcher id = Pattern.compile("\"id\":(\\d+)").matcher(get(base, "/vesta/genid"));
+        assertThat(id.find()).isTrue();
+        return Long.parseLong(id.group(1));
+    }
+
+    private static String get(String base, String path) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response.body();
+    }
+}
