@@ -1,15 +1,17 @@
 package io.vesta.client;
 
+import io.vesta.sequence.AdaptiveStep;
+
 import java.time.Duration;
 
 /**
  * How many IDs the next batch asks for, and whether the next batch is fetched ahead of need, adapted to use and to
  * the age bound of the IDs ({@code maxIdAge}, counted from when a batch's request was sent).
  *
- * <p>While calls come often, the size adapts the way Leaf adapts its segment step: a batch used up sooner than the
- * target lifetime, or before the next one arrived, doubles the next request, up to the maximum; a batch that lasted
- * more than twice the target halves it, down to the minimum. The target is the configured batch lifetime, but at most
- * an eighth of the bound: the next batch is fetched once the refill threshold of the current one is used, and then
+ * <p>While calls come often, the size adapts by Leaf's rule for its segment step ({@link AdaptiveStep}): a batch
+ * used up sooner than the target lifetime, or before the next one arrived, doubles the next request, up to the
+ * maximum; a batch that lasted twice the target or longer halves it, down to the minimum. The target is the
+ * configured batch lifetime, but at most an eighth of the bound: the next batch is fetched once the refill threshold of the current one is used, and then
  * waits for the current one to be used up before its own use starts, so its last ID is handed out some twice a
  * batch's lifetime, plus the fetch, after it was asked for; a lifetime of at most a quarter of the bound keeps that
  * near half of it. The age of a batch's last IDs checks the growth: a batch whose last IDs were handed out more than a
@@ -142,10 +144,9 @@ final class BatchSizer {
             if (lifetimeNanos > 2 * targetNanos) {
                 size = Math.max(min, size / 2);
             }
-        } else if ((starved || lifetimeNanos < targetNanos) && mayGrow) {
-            size = (int) Math.max(min, Math.min(paceCap, 2L * size));
-        } else if (lifetimeNanos > 2 * targetNanos) {
-            size = Math.max(min, size / 2);
+        } else if (mayGrow || lifetimeNanos >= targetNanos) {
+            // Leaf's rule; a batch a caller found used up before the next arrived lasted too short, whatever its time.
+            size = (int) AdaptiveStep.next(size, starved && mayGrow ? 0 : lifetimeNanos, targetNanos, min, paceCap);
         }
     }
 

@@ -43,12 +43,12 @@ class BatchSizerTests {
         assertThat(sizer.size()).isEqualTo(16_000);
 
         sizer.ended(16_000, 1000 * MS, 1000 * MS, false, false);
-        sizer.ended(16_000, 2000 * MS, 2000 * MS, false, false);
+        sizer.ended(16_000, 1999 * MS, 1999 * MS, false, false);
         assertThat(sizer.size()).isEqualTo(16_000);
 
         int[] expected = {8000, 4000, 2000, 1000, 1000};
         for (int size : expected) {
-            sizer.ended(16_000, 2001 * MS, 2001 * MS, false, false);
+            sizer.ended(16_000, 2000 * MS, 2000 * MS, false, false);
             assertThat(sizer.size()).isEqualTo(size);
         }
     }

@@ -1,5 +1,6 @@
 package io.vesta.segment;
 
+import io.vesta.sequence.AdaptiveStep;
 import io.vesta.time.TimeSource;
 
 import java.time.Duration;
@@ -74,19 +75,11 @@ final class SegmentSource {
     }
 
     /**
-     * The step of the next load, from how long the previous segment lasted (the time between two loads).
-     * The table's step is the floor, even above {@code maxStep}: the table is the operator's word.
+     * The step of the next load, from how long the previous segment lasted (the time between two loads), by
+     * {@link AdaptiveStep}. The table's step is the floor, even above {@code maxStep}: the table is the operator's word.
      */
     static int nextStep(int step, int tableStep, int maxStep, long elapsedMillis, long targetMillis) {
-        long next;
-        if (elapsedMillis < targetMillis) {
-            next = Math.min(2L * step, maxStep);
-        } else if (elapsedMillis >= 2 * targetMillis) {
-            next = step / 2;
-        } else {
-            next = step;
-        }
-        return (int) Math.max(next, tableStep);
+        return (int) AdaptiveStep.next(step, elapsedMillis, targetMillis, tableStep, maxStep);
     }
 
     /** Stops the loader threads, waiting up to {@code closeWait} for a load in flight. */
