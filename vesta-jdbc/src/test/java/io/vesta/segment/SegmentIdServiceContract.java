@@ -225,8 +225,14 @@ abstract class SegmentIdServiceContract {
         assertThat(view(service).loads()).isEqualTo(7);
     }
 
+    /**
+     * Eight callers at a steady pace across segment switches: every number once, and each switch loads one segment,
+     * however many callers reach it. That no caller waits for the database at such a pace is a matter of timing,
+     * which a loaded machine does not keep (a load whose thread is not scheduled for 70 ms makes the callers wait):
+     * {@code SegmentBenchmark} measures it, and reports the calls that waited in steady state.
+     */
     @Test
-    void eightCallersAtASteadyPaceNeverWaitForTheDatabase() throws Exception {
+    void eightCallersAtASteadyPaceGetEveryNumberOnceWithOneLoadPerSwitch() throws Exception {
         insertTag(TAG, 1, 1000);
         SegmentIdService service = track(builder(pool()).build());
         service.nextId(TAG);
@@ -238,30 +244,40 @@ abstract class SegmentIdServiceContract {
                 service.nextId(TAG);
             }
         }
-        assertThat(view(service).waits()).isEqualTo(1);
+        SegmentView before = view(service);
 
-        // Under a million numbers a second: the refill has about 70 ms while a load takes a few.
         int threads = 8;
+        int perThread = 25_000;
         ExecutorService pool = executor(threads);
-        List<Future<?>> callers = new ArrayList<>();
+        List<Future<long[]>> callers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             callers.add(pool.submit(() -> {
-                for (int i = 0; i < 25_000; i++) {
+                long[] numbers = new long[perThread];
+                for (int i = 0; i < perThread; i++) {
                     if (i % 10 == 0) {
                         LockSupport.parkNanos(50_000);
                     }
-                    service.nextId(TAG);
+                    numbers[i] = service.nextId(TAG);
                 }
+                return numbers;
             }));
         }
-        for (Future<?> caller : callers) {
-            caller.get(60, TimeUnit.SECONDS);
+        long[] all = new long[threads * perThread];
+        for (int t = 0; t < threads; t++) {
+            long[] numbers = callers.get(t).get(60, TimeUnit.SECONDS);
+            for (int i = 1; i < numbers.length; i++) {
+                assertThat(numbers[i]).as("one caller's numbers increase").isGreaterThan(numbers[i - 1]);
+            }
+            System.arraycopy(numbers, 0, all, t * perThread, perThread);
         }
         SegmentView after = view(service);
         System.out.printf("[%s] steady pace, 8 threads, 200000 numbers: %d loads, %d waits, step %d%n",
-                getClass().getSimpleName(), after.loads(), after.waits(), after.step());
-        assertThat(after.loads()).as("segments switched during the run").isGreaterThanOrEqualTo(9);
-        assertThat(after.waits()).as("only the very first call waited").isEqualTo(1);
+                getClass().getSimpleName(), after.loads() - before.loads(), after.waits() - before.waits(),
+                after.step());
+        assertThat(Arrays.stream(all).distinct().count()).as("every number once").isEqualTo(all.length);
+        long switches = after.loads() - before.loads();
+        assertThat(switches).as("segments of at least 64,000 switched during 200,000 numbers")
+                .isBetween(1L, (long) all.length / 64_000 + 2);
     }
 
     // --- dynamic step -----------------------------------------------------------------------------------------
