@@ -32,12 +32,15 @@ final class BlockEngine {
     final TimeSeqGenerator generator;
     final MachineIdLease lease;
     final TimestampStore store;
+    /** Whether this is the generator of the fallback block ({@code machine-id.fallback.value}). */
+    final boolean fallback;
     /** Set under the service's {@code switching} lock once the service moved on from this block. */
     boolean retired;
 
     BlockEngine(MachineIdGrant grant, MachineIdBlock block, long constantBits, TimeSeqGenerator generator,
-            MachineIdLease lease, TimestampStore store) {
+            MachineIdLease lease, TimestampStore store, boolean fallback) {
         this.grant = grant;
+        this.fallback = fallback;
         this.block = block;
         this.blockBits = block.bits();
         this.constantBits = constantBits;
@@ -67,10 +70,11 @@ final class BlockEngine {
     /**
      * Starts the generator of a block with the builder's settings: at build, and again after each regain. {@code store}
      * is the store given to the builder, shared by every block's generator; null with a directory or none.
+     * {@code fallback} is the fallback block, or null without one.
      */
     record Factory(SequencerStrategy sequencer, TimeSource timeSource, IdLayout layout, IdType type, Instant epoch,
             Duration backwardWait, TimestampStore store, Path directory, Duration persistStep, GenMethod genMethod,
-            long version, MachineIdProvider provider, String settingPrefix) {
+            long version, MachineIdProvider provider, String settingPrefix, MachineIdBlock fallback) {
 
         BlockEngine start(MachineIdGrant grant, MachineIdBlock block, MachineIdLease lease, OptionalLong notBefore) {
             TimestampStore own = store == null && directory != null
@@ -87,7 +91,7 @@ final class BlockEngine {
                 TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
                         layoutMarks, persistStep, block, lease, notBefore, provider.describe());
                 return new BlockEngine(grant, block, layout.constantBits(version, genMethod.code(), block.first()),
-                        generator, lease, own);
+                        generator, lease, own, block.equals(fallback));
             } catch (RuntimeException e) {
                 if (own != null) {
                     try {

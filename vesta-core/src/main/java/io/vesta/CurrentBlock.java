@@ -7,6 +7,9 @@ import io.vesta.sequence.GeneratorCounters;
 
 import java.lang.System.Logger.Level;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The block an {@link EmbeddedIdService} issues under now, and the move to the next one: with a leased provider that
@@ -29,6 +32,15 @@ final class CurrentBlock {
     private volatile String switchFailure;
     /** What the generators of lost blocks did, so the counters cover the service's whole life. */
     private volatile GeneratorCounters retired = GeneratorCounters.NONE;
+    /** What the generators of earlier fallback periods issued. */
+    private volatile long retiredFallbackIssued;
+    /**
+     * Under {@code switching}: for each block this service left (by its first machine ID), the end of the last time unit
+     * its generator issued in. A block issued under again (a lease renewed after a spell on the fallback, the fallback
+     * used a second time) starts after it, whatever the time store and the provider know: the sequence of the new
+     * generator is fresh, so the same unit again would repeat IDs.
+     */
+    private final Map<Long, Long> issuedUntil = new HashMap<>();
 
     CurrentBlock(BlockEngine.Factory engines, BlockEngine first) {
         this.engines = engines;
@@ -39,6 +51,12 @@ final class CurrentBlock {
     /** The generator IDs come from now; read it once per call, so that a call never mixes two blocks. */
     BlockEngine engine() {
         return engine;
+    }
+
+    /** How many IDs were issued under the fallback block, in every spell on it. */
+    long fallbackIssued() {
+        BlockEngine now = engine;
+        return retiredFallbackIssued + (now.fallback && !now.retired ? now.generator.issued() : 0);
     }
 
     /** The counts of the lost blocks' generators and of the current one. */
@@ -85,6 +103,14 @@ final class CurrentBlock {
                     current.generator.close();
                 } finally {
                     retired = retired.plus(current.generator.counters());
+                    if (current.fallback) {
+                        retiredFallbackIssued += current.generator.issued();
+                    }
+                    Instant last = current.generator.lastTime();
+                    if (last != null) {
+                        // Read after close(): nothing is issued under the old generator any more.
+                        issuedUntil.merge(current.block.first(), last.toEpochMilli() + 1, Math::max);
+                    }
                     if (current.store != null) {
                         current.store.close();
                     }
@@ -92,7 +118,7 @@ final class CurrentBlock {
             }
             BlockEngine next;
             try {
-                next = engines.start(newest, newest.block(), newest.lease(), newest.notBefore());
+                next = engines.start(newest, newest.block(), newest.lease(), after(newest));
             } catch (RuntimeException e) {
                 switchFailure = "cannot start issuing under " + newest.block().describe() + ", claimed after "
                         + current.block.describe() + " was lost: " + e.getMessage();
@@ -107,6 +133,18 @@ final class CurrentBlock {
                             + Instant.ofEpochMilli(newest.notBefore().getAsLong()) : ""));
             return next;
         }
+    }
+
+    /**
+     * The mark a generator on {@code grant}'s block starts after: the grant's own (a previous holder's), and the end of
+     * the last unit this service issued under the block before, whichever is later.
+     */
+    private OptionalLong after(MachineIdGrant grant) {
+        Long own = issuedUntil.get(grant.block().first());
+        if (own == null) {
+            return grant.notBefore();
+        }
+        return OptionalLong.of(grant.notBefore().isPresent() ? Math.max(own, grant.notBefore().getAsLong()) : own);
     }
 
     /** The provider published a new grant: move to it now, so the node is ready again before the next call. */

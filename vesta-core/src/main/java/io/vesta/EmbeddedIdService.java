@@ -158,6 +158,24 @@ public final class EmbeddedIdService extends LayoutIdService implements AutoClos
         return current.engine().block;
     }
 
+    /**
+     * The fallback block ({@link EmbeddedIdServiceBuilder#machineIdFallback(Long)}), or null without one: issued under
+     * while the store of a leased provider cannot give this node a block.
+     */
+    public MachineIdBlock machineIdFallback() {
+        return engines.fallback();
+    }
+
+    /** Whether IDs come from the fallback block now. */
+    public boolean onFallback() {
+        return current.engine().fallback;
+    }
+
+    /** How many IDs this service issued under its fallback block, in every spell on it. */
+    public long fallbackIdsIssued() {
+        return current.fallbackIssued();
+    }
+
     /** Where the machine ID came from, as the provider describes it. */
     public String machineIdSource() {
         return machineIdProvider.describe();

@@ -2,6 +2,7 @@ package io.vesta;
 
 import io.vesta.layout.IdCodec;
 import io.vesta.layout.IdLayout;
+import io.vesta.machine.FallbackMachineIdProvider;
 import io.vesta.machine.MachineIdAssignment;
 import io.vesta.machine.MachineIdBlock;
 import io.vesta.machine.MachineIdGrant;
@@ -64,6 +65,8 @@ public final class EmbeddedIdServiceBuilder {
     private TimestampStore timestampStore;
     private Path timestampStoreDirectory;
     private Duration persistStep = DEFAULT_PERSIST_STEP;
+    private Long machineIdFallback;
+    private Duration machineIdFallbackCheckInterval = FallbackMachineIdProvider.DEFAULT_CHECK_INTERVAL;
 
     EmbeddedIdServiceBuilder() {
     }
@@ -108,6 +111,29 @@ public final class EmbeddedIdServiceBuilder {
      */
     public EmbeddedIdServiceBuilder machineIdBlockSize(int blockSize) {
         this.machineIdBlockSize = blockSize;
+        return this;
+    }
+
+    /**
+     * {@code machine-id.fallback.value}: a machine ID configured for this node in advance, issued under while the
+     * {@link #machineIdProvider provider}'s store cannot give the node a block: at start-up, or after its lease ran out
+     * or was lost and no other was claimed ({@link FallbackMachineIdProvider}); the node goes back to a leased block as
+     * soon as the store gives it one. The first of a block of the {@link #machineIdBlockSize block size}, aligned from 0,
+     * outside the machine-ID range, and this node's alone: nothing coordinates it, as with a fixed machine ID. Needs a
+     * time store ({@link #timestampStoreDirectory} or {@link #timestampStore}): its mark is what keeps a restarted node's
+     * fallback IDs after those of its previous run. Null, the default, for none.
+     */
+    public EmbeddedIdServiceBuilder machineIdFallback(Long first) {
+        this.machineIdFallback = first;
+        return this;
+    }
+
+    /**
+     * How often a service with a {@link #machineIdFallback fallback} checks its leased block, to move to the fallback
+     * and back; {@link FallbackMachineIdProvider#DEFAULT_CHECK_INTERVAL} by default.
+     */
+    public EmbeddedIdServiceBuilder machineIdFallbackCheckInterval(Duration interval) {
+        this.machineIdFallbackCheckInterval = interval;
         return this;
     }
 
@@ -224,12 +250,22 @@ public final class EmbeddedIdServiceBuilder {
         MachineIdRange range = machineIdRange != null ? machineIdRange : machineIdRangeBounds ? MachineIdRange.of(
                 MachineIdAssignment.rangeSetting(settingPrefix, genMethod), machineIdRangeMin, machineIdRangeMax)
                 : MachineIdAssignment.defaultRange(genMethod);
+        if (machineIdFallback != null) {
+            if (timestampStore == null && timestampStoreDirectory == null) {
+                throw new InvalidSettingException(settingPrefix + MachineIdAssignment.FALLBACK_SETTING, machineIdFallback,
+                        "unset, or set with a time store (" + settingPrefix + "time-store.enabled=true)", "needs a time"
+                        + " store: the fallback machine ID is leased from nowhere, so its high-water mark in the time store"
+                        + " is all that keeps the IDs of a restarted node after those of its previous run");
+            }
+            InvalidSettingException.requireInRange(settingPrefix + "machine-id.fallback.check-interval",
+                    machineIdFallbackCheckInterval, Duration.ofMillis(1), Duration.ofMinutes(1));
+        }
         MachineIdAssignment assignment = new MachineIdAssignment(settingPrefix, genMethod, range, machineIdBlockSize,
-                machineIdProvider, machineId);
+                machineIdProvider, machineId, machineIdFallback, timeSource, machineIdFallbackCheckInterval);
         MachineIdProvider provider = assignment.provider();
         BlockEngine.Factory engines = new BlockEngine.Factory(sequencer, timeSource, layout, type, epoch,
                 backwardWait, timestampStore, timestampStoreDirectory, persistStep, genMethod, version, provider,
-                settingPrefix);
+                settingPrefix, assignment.fallback());
         TimestampStore store = timestampStore;
         boolean storeOpen = false;
         try {

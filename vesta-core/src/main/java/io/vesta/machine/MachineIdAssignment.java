@@ -2,6 +2,10 @@ package io.vesta.machine;
 
 import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
+import io.vesta.layout.IdLayout;
+import io.vesta.time.TimeSource;
+
+import java.time.Duration;
 
 import static io.vesta.SettingNames.kebab;
 
@@ -16,12 +20,17 @@ import static io.vesta.SettingNames.kebab;
  */
 public final class MachineIdAssignment {
 
+    /** The setting of the fallback machine ID, after the prefix. */
+    public static final String FALLBACK_SETTING = "machine-id.fallback.value";
+
     private final String settingPrefix;
     private final GenMethod genMethod;
     private final MachineIdRange range;
     private final String rangeSetting;
     private final int blockSize;
     private final MachineIdProvider provider;
+    /** The fallback block, or null without one. */
+    private final MachineIdBlock fallback;
 
     /**
      * @param settingPrefix put before every setting named in errors, {@code "vesta."} or none
@@ -34,12 +43,93 @@ public final class MachineIdAssignment {
      */
     public MachineIdAssignment(String settingPrefix, GenMethod genMethod, MachineIdRange range, int blockSize,
             MachineIdProvider provider, Long machineId) {
+        this(settingPrefix, genMethod, range, blockSize, provider, machineId, null, null, null);
+    }
+
+    /**
+     * With a fallback machine ID ({@code machine-id.fallback.value}): the first of a block of {@code blockSize},
+     * aligned from 0, outside {@code range}, issued under while {@code provider} cannot give a block
+     * ({@link FallbackMachineIdProvider}, which then is {@link #provider()}).
+     *
+     * @param fallback the fallback's first machine ID, or null for none
+     * @param timeSource the clock the fallback's switches read, when {@code fallback} is set
+     * @param checkInterval how often the leased block is checked, when {@code fallback} is set
+     * @throws InvalidSettingException also if the fallback is outside [0, 1023], does not start an aligned block, lies
+     *         in the range, or is set with a fixed machine ID rather than a provider
+     */
+    public MachineIdAssignment(String settingPrefix, GenMethod genMethod, MachineIdRange range, int blockSize,
+            MachineIdProvider provider, Long machineId, Long fallback, TimeSource timeSource, Duration checkInterval) {
         this.settingPrefix = settingPrefix;
         this.genMethod = genMethod;
         this.range = range;
         this.rangeSetting = rangeSetting(settingPrefix, genMethod);
         this.blockSize = checkBlockSize(blockSize);
-        this.provider = provider != null ? provider : fixed(machineId);
+        MachineIdProvider given = provider != null ? provider : fixed(machineId);
+        this.fallback = checkFallback(fallback, provider);
+        this.provider = this.fallback == null ? given : new FallbackMachineIdProvider(given, this.fallback,
+                settingPrefix + FALLBACK_SETTING, timeSource, checkInterval);
+    }
+
+    /** The fallback block, or null without one. */
+    public MachineIdBlock fallback() {
+        return fallback;
+    }
+
+    /**
+     * The fallback block, once it is known to lie in [0, 1023], to start a block aligned from 0 and to lie outside the
+     * range, where no store hands it to another node.
+     */
+    private MachineIdBlock checkFallback(Long first, MachineIdProvider provider) {
+        if (first == null) {
+            return null;
+        }
+        String setting = settingPrefix + FALLBACK_SETTING;
+        String allowed = fallbackAllowed(range, rangeSetting, blockSize, settingPrefix);
+        if (provider == null) {
+            throw new InvalidSettingException(setting, first, "unset with the fixed " + settingPrefix
+                    + PropertyMachineIdProvider.SETTING, "is used only with a machine ID leased from a store (db, redis,"
+                    + " zookeeper): a fixed machine ID is never unavailable");
+        }
+        if (first < 0 || first > IdLayout.MAX_MACHINE) {
+            throw new InvalidSettingException(setting, first, allowed, "is outside the machine-ID space [0, "
+                    + IdLayout.MAX_MACHINE + "]");
+        }
+        if (first % blockSize != 0 || first + blockSize - 1 > IdLayout.MAX_MACHINE) {
+            throw new InvalidSettingException(setting, first, allowed, "does not start a block of " + blockSize
+                    + " aligned from 0 (" + settingPrefix + "machine-id.block-size " + blockSize + ")");
+        }
+        if (first <= range.max() && first + blockSize - 1 >= range.min()) {
+            throw new InvalidSettingException(setting, first, allowed, "lies inside the machine-ID range [" + range.min()
+                    + ", " + range.max() + "] (" + rangeSetting + ") that the store hands out to nodes of gen-method "
+                    + kebab(genMethod) + ": another node may lease it. Narrow the range to leave room for fallback IDs");
+        }
+        return new MachineIdBlock(first, blockSize);
+    }
+
+    /**
+     * What a fallback machine ID may be with {@code range} leased: the first of a block of {@code blockSize}, aligned
+     * from 0, in [0, 1023] and outside the range; for instance {@code "the first machine ID of a block of 8 aligned
+     * from 0 in [0, 1023] outside [924, 1015] (vesta.machine-id.server-range): 1016"}.
+     */
+    public static String fallbackAllowed(MachineIdRange range, String rangeSetting, int blockSize, String settingPrefix) {
+        StringBuilder free = new StringBuilder();
+        long lastBelow = range.min() - blockSize;
+        lastBelow = lastBelow < 0 ? -1 : lastBelow - lastBelow % blockSize;
+        if (lastBelow >= 0) {
+            free.append(lastBelow == 0 ? "0" : "0-" + lastBelow);
+        }
+        long firstAbove = (range.max() / blockSize + 1) * blockSize;
+        if (firstAbove + blockSize - 1 <= IdLayout.MAX_MACHINE) {
+            long lastAbove = IdLayout.MAX_MACHINE + 1 - blockSize;
+            free.append(free.length() == 0 ? "" : " or ").append(firstAbove == lastAbove ? Long.toString(firstAbove)
+                    : firstAbove + "-" + lastAbove);
+        }
+        String where = (blockSize == 1 ? "a machine ID" : "the first machine ID of a block of " + blockSize
+                + " aligned from 0 (" + settingPrefix + "machine-id.block-size)") + " in [0, " + IdLayout.MAX_MACHINE
+                + "] outside [" + range.min() + ", " + range.max() + "] (" + rangeSetting + ")";
+        return where + (free.length() == 0 ? ": none, the range takes every machine ID; narrow it to leave room"
+                : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize))
+                + ", and each node's own";
     }
 
     /**
@@ -89,6 +179,9 @@ public final class MachineIdAssignment {
      * returned, and for a block the provider claimed again by itself ({@link MachineIdProvider#grant()}).
      */
     public MachineIdBlock checkBlock(long first) {
+        if (fallback != null && first == fallback.first()) {
+            return fallback;
+        }
         if (!range.holdsBlock(first, blockSize)) {
             throw new InvalidSettingException(rangeSetting, range, "a range that holds the machine IDs the"
                     + " machine-ID provider hands out", "does not hold " + (blockSize == 1 ? "machine ID " + first
