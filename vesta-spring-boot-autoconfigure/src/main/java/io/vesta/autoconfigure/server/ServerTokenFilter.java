@@ -46,6 +46,8 @@ import java.util.function.Supplier;
  * they get their 404.
  *
  * <p><b>Which token.</b> With neither property set every request passes: the documented trusted-network default.
+ * {@value VestaOpenApiController#PATH}, the API's contract, takes no token whatever is set, like the dashboard's page:
+ * it describes the API and holds no data; it is in normal form only, as every path under {@code /vesta/}.
  * With either set, the ID, segment and read-only endpoints take any of the tokens; {@code POST /vesta/makeid} and
  * everything under {@code /vesta/admin/}, reads included, take only an admin token. Missing or unknown: 401 with
  * {@code WWW-Authenticate: Bearer}; a client token on an operator's endpoint: 403; both as problem details. A request
@@ -98,6 +100,8 @@ public final class ServerTokenFilter extends OncePerRequestFilter {
     enum Access {
         /** Outside {@code /vesta/}: not this filter's concern. */
         OPEN,
+        /** The contract, {@value VestaOpenApiController#PATH}: in normal form, and no token. */
+        PUBLIC,
         /** Any token. */
         CLIENT,
         /** An admin token. */
@@ -121,7 +125,7 @@ public final class ServerTokenFilter extends OncePerRequestFilter {
             }
         }
         TokenPrincipal caller = caller(request);
-        if (access == Access.OPEN || !enabled()) {
+        if (access == Access.OPEN || access == Access.PUBLIC || !enabled()) {
             chain.doFilter(caller == null ? request : caller.on(request), response);
             return;
         }
@@ -167,12 +171,16 @@ public final class ServerTokenFilter extends OncePerRequestFilter {
     }
 
     /**
-     * {@code /vesta} and below: the operator's endpoints ({@code /vesta/admin/**}, {@code /vesta/makeid}) or the
-     * rest. Case-insensitive, so a path in another case is never less protected than the canonical one.
+     * {@code /vesta} and below: the operator's endpoints ({@code /vesta/admin/**}, {@code /vesta/makeid}), the contract
+     * (exactly {@value VestaOpenApiController#PATH}), or the rest. Case-insensitive, so a path in another case is never
+     * less protected than the canonical one.
      */
     static Access access(String path) {
         if (!path.regionMatches(true, 0, "/vesta", 0, 6) || (path.length() > 6 && path.charAt(6) != '/')) {
             return Access.OPEN;
+        }
+        if (path.equalsIgnoreCase(VestaOpenApiController.PATH)) {
+            return Access.PUBLIC;
         }
         int end = path.indexOf('/', 7);
         String second = (end < 0 ? path.substring(Math.min(7, path.length())) : path.substring(7, end)).toLowerCase(Locale.ROOT);

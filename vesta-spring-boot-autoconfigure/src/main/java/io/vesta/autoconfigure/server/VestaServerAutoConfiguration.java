@@ -81,6 +81,13 @@ public final class VestaServerAutoConfiguration {
         return registration;
     }
 
+    /** The API's contract, an OpenAPI 3.1 document, at /vesta/openapi.yaml, open without a token. */
+    @Bean
+    @ConditionalOnMissingBean
+    VestaOpenApiController vestaOpenApiController() {
+        return new VestaOpenApiController();
+    }
+
     /** HEAD under /vesta/ runs no handler: it issues no ID and uses up no segment number. */
     @Bean
     @ConditionalOnMissingBean(name = "vestaHeadRunsNoHandler")

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * path and under the path written differently ({@code ;x} on a segment, a letter {@code %xx}-encoded, {@code //}, {@code /./},
  * {@code /x/../}, a letter in another case, a trailing slash), with no token, an unknown token, a client token and an
  * admin token. A path the container would normalise is refused (400) whatever the token; a path in another case or
- * with a trailing slash is no endpoint (404) and asks for the same token as the canonical one first.
+ * with a trailing slash is no endpoint (404) and asks for the same token as the canonical one first. The contract,
+ * {@code /vesta/openapi.yaml}, is open to every caller under its canonical path only.
  */
 @EveryEndpointServer
 class ServerPathAccessTests {
@@ -45,8 +46,16 @@ class ServerPathAccessTests {
         jdbc = EveryEndpointServer.Rows.reset(dataSource);
     }
 
-    /** An endpoint: its method, path segments (the first {@code literal} are fixed words), query and form. */
-    record Endpoint(String method, List<String> segments, int literal, String query, String form, boolean admin) {
+    /**
+     * An endpoint: its method, path segments (the first {@code literal} are fixed words), query and form; an operator's
+     * ({@code admin}), or open without a token ({@code open}, the contract).
+     */
+    record Endpoint(String method, List<String> segments, int literal, String query, String form, boolean admin,
+            boolean open) {
+
+        Endpoint(String method, List<String> segments, int literal, String query, String form, boolean admin) {
+            this(method, segments, literal, query, form, admin, false);
+        }
 
         String path() {
             return "/" + String.join("/", segments);
@@ -79,7 +88,9 @@ class ServerPathAccessTests {
             new Endpoint("GET", List.of("vesta", "admin", "leases"), 3, "", null, true),
             new Endpoint("DELETE", List.of("vesta", "admin", "leases", "926"), 3, "", null, true),
             // The tag exists: an admin's creation answers 200 and leaves the row alone.
-            new Endpoint("POST", List.of("vesta", "admin", "segments", TAG), 3, "", null, true));
+            new Endpoint("POST", List.of("vesta", "admin", "segments", TAG), 3, "", null, true),
+            // The contract: no token, but in normal form like every path under /vesta/.
+            new Endpoint("GET", List.of("vesta", "openapi.yaml"), 2, "", null, false, true));
 
     /** The canonical path and every way of writing it differently, each segment in turn. */
     static List<Variant> variants(Endpoint endpoint) {
@@ -113,9 +124,19 @@ class ServerPathAccessTests {
     }
 
     /** What a variant must be answered, by token: exact, so no variant can reach a handler it should not. */
-    static int expected(Endpoint endpoint, Kind kind, String token) {
+    static int expected(Endpoint endpoint, Variant variant, String token) {
+        Kind kind = variant.kind();
         if (kind == Kind.NOT_NORMALISED) {
             return 400;
+        }
+        if (endpoint.open()) {
+            if (kind == Kind.CANONICAL) {
+                return 200;
+            }
+            // Another case is the contract's path to the token check (no token), then no endpoint; with a trailing slash
+            // it is another path under /vesta/, which takes a token.
+            boolean takesToken = variant.path().endsWith("/");
+            return takesToken && (token == null || token.equals(WRONG)) ? 401 : 404;
         }
         if (token == null || token.equals(WRONG)) {
             return 401;
@@ -141,11 +162,16 @@ class ServerPathAccessTests {
                     RawHttp.Response response = http.send(endpoint.method(), variant.path() + endpoint.query(), token,
                             endpoint.form(), Map.of());
                     requests++;
-                    int status = expected(endpoint, variant.kind(), token);
+                    int status = expected(endpoint, variant, token);
                     String who = token == null ? "no token" : token.equals(WRONG) ? "an unknown token"
                             : token.equals(CLIENT) ? "the client token" : "the admin token";
                     softly.assertThat(response.status()).as("%s %s (%s) with %s: %s", endpoint.method(), variant.path(),
                             variant.description(), who, response).isEqualTo(status);
+                    if (status == 200 && endpoint.open()) {
+                        softly.assertThat(response.header("Content-Type")).as("%s with %s", variant.path(), who)
+                                .startsWith("application/yaml");
+                        softly.assertThat(response.body()).as("%s with %s", variant.path(), who).startsWith("openapi: 3.1.0");
+                    }
                     if (status != 200) {
                         softly.assertThat(response.header("Content-Type")).as("%s %s with %s", endpoint.method(),
                                 variant.path(), who).startsWith("application/problem+json");
