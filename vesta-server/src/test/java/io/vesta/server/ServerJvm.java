@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,22 +37,22 @@ final class ServerJvm implements AutoCloseable {
 
     /** Starts the jar with these arguments and waits until its readiness probe says UP. */
     static ServerJvm start(Path dataDir, List<String> args) throws Exception {
-        return start(dataDir, args, java.util.Map.of());
+        return start(dataDir, args, Map.of());
     }
 
     /**
      * Starts the jar in {@code dataDir} as its working directory (where an {@code application.yml} is read from),
      * with these arguments and environment variables, and waits until its readiness probe says UP.
      */
-    static ServerJvm start(Path dataDir, List<String> args, java.util.Map<String, String> environment) throws Exception {
+    static ServerJvm start(Path dataDir, List<String> args, Map<String, String> environment) throws Exception {
         return start(dataDir, List.of(), args, environment);
     }
 
     /**
-     * As {@link #start(Path, List, java.util.Map)}, with options for the JVM after its defaults (so {@code -Xmx64m}
+     * As {@link #start(Path, List, Map)}, with options for the JVM after its defaults (so {@code -Xmx64m}
      * replaces the default heap).
      */
-    static ServerJvm start(Path dataDir, List<String> jvmOptions, List<String> args, java.util.Map<String, String> environment)
+    static ServerJvm start(Path dataDir, List<String> jvmOptions, List<String> args, Map<String, String> environment)
             throws Exception {
         List<String> withDataDir = new ArrayList<>(List.of("--vesta.server.data-dir=" + dataDir));
         withDataDir.addAll(args);
@@ -64,11 +65,11 @@ final class ServerJvm implements AutoCloseable {
      * goes to a log file in {@code workingDirectory}.
      */
     static ServerJvm launch(Path workingDirectory, List<String> args) throws IOException {
-        return launch(workingDirectory, List.of(), args, java.util.Map.of());
+        return launch(workingDirectory, List.of(), args, Map.of());
     }
 
     private static ServerJvm launch(Path workingDirectory, List<String> jvmOptions, List<String> args,
-            java.util.Map<String, String> environment) throws IOException {
+            Map<String, String> environment) throws IOException {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR.toAbsolutePath() + " is missing: this test runs after 'package' (mvn verify)");
         }
@@ -87,6 +88,15 @@ final class ServerJvm implements AutoCloseable {
                 .redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         return new ServerJvm(builder.start(), port, log);
+    }
+
+    /**
+     * Starts the jar in {@code workingDirectory} with exactly these arguments besides its port and these environment
+     * variables, and returns at once: {@link #awaitUp} waits for whichever probe the caller names.
+     */
+    static ServerJvm launch(Path workingDirectory, List<String> args, Map<String, String> environment)
+            throws IOException {
+        return launch(workingDirectory, List.of(), args, environment);
     }
 
     /** {@link #launch}, then waits until the readiness probe says UP (and kills the process if it never does). */
@@ -110,27 +120,37 @@ final class ServerJvm implements AutoCloseable {
     }
 
     private void awaitReady(Duration within) throws Exception {
+        awaitUp(port, "/actuator/health/readiness", within);
+    }
+
+    /** Waits until {@code GET path} on 127.0.0.1:{@code onPort} answers 200; fails if the process exits or time runs out. */
+    void awaitUp(int onPort, String path, Duration within) throws Exception {
         long deadline = System.nanoTime() + within.toNanos();
         while (true) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("vesta-server exited with " + process.exitValue() + ":\n" + tail());
             }
             try {
-                if (get("/actuator/health/readiness").statusCode() == 200) {
+                if (get(onPort, path).statusCode() == 200) {
                     return;
                 }
             } catch (IOException e) {
                 // not listening yet
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("vesta-server was not ready within " + within + ":\n" + tail());
+                throw new IllegalStateException(path + " on port " + onPort + " was not UP within " + within + ":\n" + tail());
             }
             Thread.sleep(200);
         }
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+        return get(port, path);
+    }
+
+    /** A GET on another port of the server, such as its management port. */
+    HttpResponse<String> get(int onPort, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + onPort + path)).timeout(Duration.ofSeconds(30))
                 .build(), HttpResponse.BodyHandlers.ofString());
     }
 
