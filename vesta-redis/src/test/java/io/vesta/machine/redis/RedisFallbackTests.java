@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,46 +30,41 @@ class RedisFallbackTests {
     private RedisClient client;
     private StatefulRedisConnection<String, String> admin;
     private String key;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private RedisTestKey redis;
 
     @TempDir
     Path marks;
 
     @BeforeEach
     void connect() {
-        uri = RedisTestSupport.sharedUri();
-        client = RedisTestSupport.client(uri);
-        admin = client.connect();
-        key = "vesta-test:fallback:" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        admin.sync().hset(key, "store", RedisTestSupport.instance(admin) + "|0");
+        redis = RedisTestKey.create("fallback");
+        uri = redis.uri();
+        client = redis.client();
+        admin = redis.admin();
+        key = redis.key();
     }
 
     @AfterEach
     void disconnect() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-        if (admin != null) {
-            admin.sync().del(key);
-            admin.close();
-            client.shutdown();
+        if (redis != null) {
+            redis.close();
         }
     }
 
     @Test
     void aNodeThatCannotReachRedisAtStartUpIssuesUnderItsFallbackThenUnderALease() throws Exception {
         TcpRelay partition = new TcpRelay("127.0.0.1", uri.getPort());
-        toClose.add(partition);
+        redis.closeAfter(partition);
         partition.cut();
         RedisClient via = RedisClient.create(RedisTestSupport.uri(partition));
         via.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
-        toClose.add(via::shutdown);
+        redis.closeAfter(via::shutdown);
         RedisMachineIdProvider provider = RedisMachineIdProvider.builder(via, RedisTestSupport.uri(partition)).key(key)
                 .owner("node-a").lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build();
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdRange(0, 1015)
                 .machineIdProvider(provider).machineIdFallback(1016L)
                 .machineIdFallbackCheckInterval(Duration.ofMillis(100)).timestampStoreDirectory(marks).build();
-        toClose.add(service);
+        redis.closeAfter(service);
         assertThat(service.machineId()).isEqualTo(1016);
         List<Long> ids = new ArrayList<>();
         Arrays.stream(service.genIds(5_000)).forEach(ids::add);

@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,41 +36,35 @@ class RedisLeaseRegainTests {
     private RedisClient client;
     private StatefulRedisConnection<String, String> admin;
     private String key;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private RedisTestKey redis;
 
     @BeforeEach
     void connect() {
-        uri = RedisTestSupport.sharedUri();
-        client = RedisTestSupport.client(uri);
-        admin = client.connect();
-        key = "vesta-test:regain:" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-        // Claimed on this server instance before, nothing lost: no claim waits out a lease.
-        admin.sync().hset(key, "store", RedisTestSupport.instance(admin) + "|0");
+        redis = RedisTestKey.create("regain");
+        uri = redis.uri();
+        client = redis.client();
+        admin = redis.admin();
+        key = redis.key();
     }
 
     @AfterEach
     void disconnect() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-        if (admin != null) {
-            admin.sync().del(key);
-            admin.close();
-            client.shutdown();
+        if (redis != null) {
+            redis.close();
         }
     }
 
     private RedisMachineIdProvider provider(RedisClient via, RedisURI at, String owner, TimeSource clock, Duration heartbeat) {
         RedisMachineIdProvider provider = RedisMachineIdProvider.builder(via, at).key(key).owner(owner).timeSource(clock)
                 .lease(Duration.ofSeconds(60)).heartbeat(heartbeat).build();
-        toClose.add(provider);
+        redis.closeAfter(provider);
         return provider;
     }
 
     private EmbeddedIdService service(RedisMachineIdProvider provider, TimeSource clock) {
         EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY)
                 .machineIdProvider(provider).timeSource(clock).build();
-        toClose.add(service);
+        redis.closeAfter(service);
         return service;
     }
 
@@ -83,10 +76,10 @@ class RedisLeaseRegainTests {
     @Test
     void aNodeWhoseEntryWasTakenOverClaimsAgainAndIssuesAfterTheTakersLastId() throws Exception {
         TcpRelay partition = new TcpRelay("127.0.0.1", uri.getPort());
-        toClose.add(partition);
+        redis.closeAfter(partition);
         RedisClient clientA = RedisClient.create(RedisTestSupport.uri(partition));
         clientA.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
-        toClose.add(clientA::shutdown);
+        redis.closeAfter(clientA::shutdown);
         ManualTimeSource clockA = new ManualTimeSource(T0);
         RedisMachineIdProvider providerA = provider(clientA, RedisTestSupport.uri(partition), "node-a", clockA,
                 Duration.ofMillis(100));
