@@ -53,6 +53,7 @@ class RangeBoundaryMovePostgresTests {
     private final Map<String, Node> running = new LinkedHashMap<>();
     /** Every run that has ended: its configured range and the IDs it issued. */
     private final List<Node> ended = new ArrayList<>();
+    private int mostRunning;
 
     @BeforeEach
     void createTable() throws Exception {
@@ -143,6 +144,8 @@ class RangeBoundaryMovePostgresTests {
         }
         assertThat(ended).as("runs").hasSize(30);
         assertThat(issued).as("IDs issued across %d runs", ended.size()).isGreaterThan(ended.size() * 10L);
+        System.out.println("Moved the range boundary and back: " + ended.size() + " runs, up to " + mostRunning
+                + " nodes at once, issued " + issued + " IDs, none twice, each in its node's range");
     }
 
     /** Starts node {@code owner} of {@code kind} on range {@code [min, max]}, issuing until stopped: its machine ID. */
@@ -159,6 +162,7 @@ class RangeBoundaryMovePostgresTests {
         }
         Node node = new Node(owner, kind, new MachineIdRange(min, max), service);
         running.put(owner, node);
+        mostRunning = Math.max(mostRunning, running.size());
         node.issuer.start();
         return node.machineId;
     }
