@@ -13,9 +13,9 @@ import java.util.NavigableMap;
  * {@link MachineIdRange#order() order} (embedded nodes from the bottom up, servers from the top down), whose every
  * machine ID is free (no record, or a lease that has ended). The owner's block counts only while it lies in the range:
  * a node restarted with a range that no longer holds its old block takes a block of its new range, and a block with
- * another node's live lease is never taken, whichever range that node was configured with. What makes a claim safe, a write that takes the records
- * only if they are still exactly as read, is the store's ({@link Store#take}); the walk only reads again whenever a
- * snapshot is known to be stale.
+ * another node's live lease is never taken, whichever range that node was configured with. What makes a claim safe,
+ * a write that takes the records only if they are still exactly as read, is the store's ({@link Store#take}); the walk
+ * only reads again whenever a snapshot is known to be stale.
  */
 public final class LeaseClaimWalk {
 
