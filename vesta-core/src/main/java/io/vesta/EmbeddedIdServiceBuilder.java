@@ -139,7 +139,7 @@ public final class EmbeddedIdServiceBuilder {
 
     /**
      * The range the machine ID must lie in; by default {@link MachineIdRange#EMBEDDED} for gen-method embedded,
-     * {@link MachineIdRange#SERVER} for the others.
+     * {@link MachineIdRange#SERVER} for the others. The range's {@link MachineIdRange#order() order} is used as given.
      */
     public EmbeddedIdServiceBuilder machineIdRange(MachineIdRange range) {
         this.machineIdRange = range;
@@ -149,7 +149,8 @@ public final class EmbeddedIdServiceBuilder {
 
     /**
      * {@code machine-id.embedded-range} (gen-method embedded) or {@code machine-id.server-range} (the others):
-     * the range as its two settings give it, checked in {@link #build()} under their names.
+     * the range as its two settings give it, checked in {@link #build()} under their names, its blocks handed out in
+     * the order of the gen-method's default range: embedded from the bottom up, servers from the top down.
      */
     public EmbeddedIdServiceBuilder machineIdRange(long min, long max) {
         this.machineIdRange = null;
@@ -247,9 +248,12 @@ public final class EmbeddedIdServiceBuilder {
                 MIN_PERSIST_STEP, MAX_PERSIST_STEP);
         IdLayout layout = IdLayout.of(type);
         layout.checkEpoch(settingPrefix + "epoch", epoch, Instant.ofEpochMilli(timeSource.currentTimeMillis()));
+        // Bounds set as numbers are handed out in the order of the gen-method's kind (embedded up from the bottom,
+        // servers down from the top), the order its default range carries; a range object given whole keeps its own.
+        MachineIdRange kindDefault = MachineIdAssignment.defaultRange(genMethod);
         MachineIdRange range = machineIdRange != null ? machineIdRange : machineIdRangeBounds ? MachineIdRange.of(
                 MachineIdAssignment.rangeSetting(settingPrefix, genMethod), machineIdRangeMin, machineIdRangeMax)
-                : MachineIdAssignment.defaultRange(genMethod);
+                .inOrder(kindDefault.order()) : kindDefault;
         if (machineIdFallback != null) {
             if (timestampStore == null && timestampStoreDirectory == null) {
                 throw new InvalidSettingException(settingPrefix + MachineIdAssignment.FALLBACK_SETTING, machineIdFallback,

@@ -16,10 +16,12 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * A node's machine ID is the position of one of its own addresses in a configured list, offset by the
- * range start: with range 0-923 and list {@code 10.0.0.5,10.0.0.6}, host 10.0.0.6 is machine 1 (with blocks of 4,
- * it holds machine IDs 4-7). Every node
- * gets the same list, so the IDs follow from the deployment without any coordination.
+ * A node's machine ID is the position of one of its own addresses in a configured list, counted in the range's
+ * {@link MachineIdRange#order() order}: from the range start up for embedded nodes, from the top whole block down for
+ * servers. With the embedded range 0-923 and list {@code 10.0.0.5,10.0.0.6}, host 10.0.0.6 is machine 1 (with blocks
+ * of 4, it holds machine IDs 4-7); with the server range 924-1023 the same list makes 10.0.0.5 machine 1023 and
+ * 10.0.0.6 machine 1022 (with blocks of 4 aligned from 924, 1020-1023 and 1016-1019). Every node gets the same list,
+ * so the IDs follow from the deployment without any coordination.
  *
  * <p>An address only identifies a host if no other host has it. Loopback, link-local, wildcard and multicast
  * addresses are on every host (or on none), so the list refuses them and a host's own such addresses never
@@ -123,8 +125,8 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
     }
 
     /**
-     * The block at this host's position: position {@code p} holds {@code [min + p * blockSize, min + (p + 1) *
-     * blockSize)}.
+     * The block at this host's position: position {@code p} holds the {@code p}-th block in the range's order
+     * ({@link MachineIdRange#blockInOrder}), {@code [min + p * blockSize, min + (p + 1) * blockSize)} when ascending.
      * @throws InvalidSettingException if the list holds more addresses than {@code range} has blocks, on every host
      *         alike
      */
@@ -155,7 +157,7 @@ public final class IpListMachineIdProvider implements MachineIdProvider {
             throw new MachineIdUnavailableException("None of this host's addresses " + format(own) + " is in "
                     + name + " " + format(list) + "; add one of them to the list");
         }
-        long machineId = range.blockStart(position, blockSize);
+        long machineId = range.blockStart(range.blockInOrder(position, blockSize), blockSize);
         description = "ip-list (" + list.get(position).getHostAddress() + " at position " + position + ")";
         return machineId;
     }

@@ -37,7 +37,8 @@ public interface LeaseBackend<F> {
     /**
      * Claims a block of {@code blockSize} machine IDs of {@code range}, whole or not at all, with a fenced write: the
      * owner's own block first (at start-up even while its lease runs: a previous run of this node; after a loss not,
-     * as it is then the process that took the block over), else the lowest block that is free.
+     * as it is then the process that took the block over), else the first free block in the range's
+     * {@link MachineIdRange#order() order} (from the top down for servers).
      *
      * @return the block, confirmed until {@link LeaseClaim#expiry()}, and the high water its IDs start after
      * @throws MachineIdUnavailableException when no block can be had (the range full, every candidate taken first)

@@ -9,10 +9,13 @@ import java.util.NavigableMap;
 
 /**
  * How a provider whose shared store keeps one lease record per machine ID (the DB table, the Redis hash) picks the
- * block it claims: its owner's block first, so that a restart gets its IDs back, else the lowest block whose every
- * machine ID is free (no record, or a lease that has ended). What makes a claim safe, a write that takes the records
- * only if they are still exactly as read, is the store's ({@link Store#take}); the walk only reads again whenever a
- * snapshot is known to be stale.
+ * block it claims: its owner's block first, so that a restart gets its IDs back, else the first block, in the range's
+ * {@link MachineIdRange#order() order} (embedded nodes from the bottom up, servers from the top down), whose every
+ * machine ID is free (no record, or a lease that has ended). The owner's block counts only while it lies in the range:
+ * a node restarted with a range that no longer holds its old block takes a block of its new range, and a block with
+ * another node's live lease is never taken, whichever range that node was configured with. What makes a claim safe,
+ * a write that takes the records only if they are still exactly as read, is the store's ({@link Store#take}); the walk
+ * only reads again whenever a snapshot is known to be stale.
  */
 public final class LeaseClaimWalk {
 
@@ -106,7 +109,8 @@ public final class LeaseClaimWalk {
             }
             int lostRaces = 0;
             boolean anyCandidate = false;
-            for (long index = 0; index < blocks && lostRaces < LOST_RACES_PER_SNAPSHOT; index++) {
+            for (long rank = 0; rank < blocks && lostRaces < LOST_RACES_PER_SNAPSHOT; rank++) {
+                long index = range.blockInOrder(rank, blockSize);
                 List<R> block = block(inRange, range.blockStart(index, blockSize), blockSize);
                 if (!takeable(block, now, null)) {
                     continue;

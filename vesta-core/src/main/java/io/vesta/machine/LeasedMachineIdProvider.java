@@ -207,8 +207,8 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
 
     /**
      * After a loss, claims a block again now, as the timer does with a backoff (one renewal interval after the loss,
-     * then doubling up to {@link #MAX_REGAIN_BACKOFF}): the owner's block once its lease has ended, else the lowest free
-     * one. Publishes it as a new {@link #grant()} and runs the {@link #onRegain} listeners.
+     * then doubling up to {@link #MAX_REGAIN_BACKOFF}): the owner's block once its lease has ended, else the first free
+     * one in the range's order. Publishes it as a new {@link #grant()} and runs the {@link #onRegain} listeners.
      * @return whether a block is held afterwards
      */
     public boolean regainNow() {

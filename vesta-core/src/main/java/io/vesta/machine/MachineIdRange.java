@@ -4,16 +4,28 @@ import io.vesta.InvalidSettingException;
 import io.vesta.layout.IdLayout;
 
 /**
- * An inclusive range of machine IDs. Embedded nodes and central servers draw from disjoint ranges so an ID
- * tells which kind of node made it and the two never collide.
+ * An inclusive range of machine IDs, and the order in which a strategy that picks a block for the node (the leased
+ * stores' claim walk, the IP list) hands its blocks out. Embedded nodes and central servers draw from disjoint ranges
+ * so an ID tells which kind of node made it and the two never collide; embedded nodes count up from 0 and servers
+ * down from 1023, so that the boundary between the two ranges can move without stranding a node (see
+ * docs/machine-ids.md, "Moving the range boundary"). The order is a preference only: which machine IDs a node may
+ * take is the range's bounds, and blocks are aligned from {@link #min()} whichever the order.
  */
-public record MachineIdRange(long min, long max) {
+public record MachineIdRange(long min, long max, Order order) {
 
-    /** The default range of embedded nodes: 0-923. */
+    /** The default range of embedded nodes: 0-923, handed out from the bottom up. */
     public static final MachineIdRange EMBEDDED = new MachineIdRange(0, 923);
 
-    /** The default range of central and REST servers: 924-1023. */
-    public static final MachineIdRange SERVER = new MachineIdRange(924, IdLayout.MAX_MACHINE);
+    /** The default range of central and REST servers: 924-1023, handed out from the top down. */
+    public static final MachineIdRange SERVER = new MachineIdRange(924, IdLayout.MAX_MACHINE, Order.DESCENDING);
+
+    /** Which of a range's aligned blocks a strategy offers first. */
+    public enum Order {
+        /** The lowest block first: embedded nodes, counting up from 0. */
+        ASCENDING,
+        /** The highest whole block first: servers, counting down from 1023. */
+        DESCENDING
+    }
 
     /** The largest block of machine IDs one node may hold. */
     public static final int MAX_BLOCK_SIZE = 64;
@@ -27,6 +39,14 @@ public record MachineIdRange(long min, long max) {
      */
     public MachineIdRange {
         requireValid("machineIdRange", min, max);
+        if (order == null) {
+            throw new IllegalArgumentException("A machine-ID range needs an order");
+        }
+    }
+
+    /** The range {@code [min, max]}, its blocks handed out from the lowest up. */
+    public MachineIdRange(long min, long max) {
+        this(min, max, Order.ASCENDING);
     }
 
     /**
@@ -46,6 +66,11 @@ public record MachineIdRange(long min, long max) {
             throw new InvalidSettingException(setting + ".max", max, "a value in [" + min + ", " + IdLayout.MAX_MACHINE
                     + "]: not below " + setting + ".min (" + min + ")");
         }
+    }
+
+    /** The same bounds, their blocks handed out in {@code order}. */
+    public MachineIdRange inOrder(Order order) {
+        return order == this.order ? this : new MachineIdRange(min, max, order);
     }
 
     /** Whether {@code machineId} lies in the range, both ends included. */
@@ -95,6 +120,14 @@ public record MachineIdRange(long min, long max) {
     /** The first machine ID of block {@code index} of {@code blockSize}; see {@link #blocks(int)}. */
     public long blockStart(long index, int blockSize) {
         return min + index * blockSize;
+    }
+
+    /**
+     * The index of the block offered {@code rank}-th (from 0) in the range's {@link #order()}: {@code rank} itself
+     * when ascending, the top whole block ({@code blocks(blockSize) - 1}) first when descending.
+     */
+    public long blockInOrder(long rank, int blockSize) {
+        return order == Order.ASCENDING ? rank : blocks(blockSize) - 1 - rank;
     }
 
     /** Which block of {@code blockSize} holds {@code machineId}: its index, as {@link #blockStart} takes it. */

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The claim walk on a store of the test's own: which block it picks (the owner's first, else the lowest free one),
+ * The claim walk on a store of the test's own: which block it picks (the owner's first, else the first free one in the
+ * range's order: the lowest for an ascending range, the top whole block for a descending one),
  * when it reads again, and how it gives up. Each store read is a copy, so a take compares what was read with what is
  * there now, the way the DB table and the Redis hash fence their writes.
  */
@@ -105,7 +106,11 @@ class LeaseClaimWalkTests {
     };
 
     private static long claim(MapStore store, int blockSize, boolean takeOwnLive) {
-        return LeaseClaimWalk.claim(RANGE, blockSize, store.claimant, takeOwnLive, AT_NOW, store).first();
+        return claim(RANGE, store, blockSize, takeOwnLive);
+    }
+
+    private static long claim(MachineIdRange range, MapStore store, int blockSize, boolean takeOwnLive) {
+        return LeaseClaimWalk.claim(range, blockSize, store.claimant, takeOwnLive, AT_NOW, store).first();
     }
 
     @Test
@@ -244,5 +249,50 @@ class LeaseClaimWalkTests {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("gave up after " + (RANGE.blocks(2) + 16));
         assertThat(store.reads).isEqualTo(RANGE.blocks(2) + 16);
+    }
+
+    @Test
+    void aDescendingRangeGivesItsTopWholeBlockFirstAndWalksDown() {
+        MachineIdRange down = RANGE.inOrder(MachineIdRange.Order.DESCENDING);
+        MapStore store = new MapStore("a").with(17, "b", LIVE).with(15, "c", ENDED);
+
+        assertThat(claim(down, new MapStore("a"), 1, true)).isEqualTo(17);
+        assertThat(claim(down, store, 1, true)).as("17 is b's; 16 has no record").isEqualTo(16);
+        assertThat(claim(down, store, 2, true)).as("16-17 is b's, 14-15 free once c's lease ended").isEqualTo(14);
+        // Blocks stay aligned from the range start: 10-12 holds one block of 2 and a remainder of 1, never 11-12.
+        MachineIdRange odd = new MachineIdRange(10, 12, MachineIdRange.Order.DESCENDING);
+        assertThat(claim(odd, new MapStore("a"), 2, true)).isEqualTo(10);
+    }
+
+    @Test
+    void theOwnersBlockWinsOverTheOrder() {
+        MachineIdRange down = RANGE.inOrder(MachineIdRange.Order.DESCENDING);
+
+        assertThat(claim(down, new MapStore("a").with(11, "a", LIVE), 1, true)).as("a previous run, at start-up")
+                .isEqualTo(11);
+        assertThat(claim(down, new MapStore("a").with(11, "a", ENDED), 1, false)).as("after a loss, once ended")
+                .isEqualTo(11);
+    }
+
+    @Test
+    void aNodeWhoseRangeNoLongerHoldsItsBlockTakesOneOfItsNewRangeAndNeverALiveLease() {
+        // The boundary moved: servers went from 10-17 to 14-17 while "a" held 11 and "b" held 17 live.
+        MachineIdRange narrowed = new MachineIdRange(14, 17, MachineIdRange.Order.DESCENDING);
+        MapStore store = new MapStore("a").with(11, "a", LIVE).with(17, "b", LIVE);
+
+        assertThat(claim(narrowed, store, 1, true)).as("its old block is outside its range now").isEqualTo(16);
+        assertThat(store.tried).containsExactly(16L);
+
+        // Embedded nodes widened from 0-9 to 0-15 while the servers still hold 14-17: the walk passes over the
+        // live leases of the other kind and takes only what is free.
+        MapStore shared = new MapStore("e").with(14, "s1", LIVE).with(15, "s2", LIVE);
+        for (long id = 0; id <= 12; id++) {
+            shared.with(id, "e" + id, LIVE);
+        }
+        MachineIdRange widened = new MachineIdRange(0, 15);
+        assertThat(claim(widened, shared, 1, true)).isEqualTo(13);
+        shared.with(13, "e13", LIVE);
+        assertThatThrownBy(() -> claim(widened, shared, 1, true)).as("every ID is leased, 14 and 15 by the servers")
+                .isInstanceOf(IllegalStateException.class).hasMessage("full: 0-15 blocks of 1, 16 records");
     }
 }

@@ -40,6 +40,10 @@ class MachineIdBlockTests {
         assertThat(server.holdsBlock(1020, 8)).as("1020-1027 leaves the range").isFalse();
         assertThat(server.holdsBlock(928, 8)).as("not aligned from 924").isFalse();
         assertThat(server.blockIndex(935, 8)).isEqualTo(1);
+        assertThat(server.order()).isEqualTo(MachineIdRange.Order.DESCENDING);
+        assertThat(server.blockStart(server.blockInOrder(0, 8), 8)).as("the top whole block first").isEqualTo(1012);
+        assertThat(server.blockStart(server.blockInOrder(11, 8), 8)).isEqualTo(924);
+        assertThat(MachineIdRange.EMBEDDED.blockStart(MachineIdRange.EMBEDDED.blockInOrder(0, 8), 8)).isEqualTo(0);
         assertThat(new MachineIdBlock(924, 8)).hasToString("924-931").extracting(MachineIdBlock::last).isEqualTo(931L);
         assertThat(MachineIdBlock.of(7).describe()).isEqualTo("machine ID 7");
     }

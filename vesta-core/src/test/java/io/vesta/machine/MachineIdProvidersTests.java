@@ -64,7 +64,27 @@ class MachineIdProvidersTests {
         IpListMachineIdProvider provider = new IpListMachineIdProvider(
                 List.of("10.0.0.5", "2001:db8::7"), () -> host("2001:db8:0:0:0:0:0:7"), "ipList");
 
-        assertThat(provider.acquire(MachineIdRange.SERVER)).isEqualTo(925);
+        assertThat(provider.acquire(MachineIdRange.EMBEDDED)).isEqualTo(1);
+    }
+
+    @Test
+    void ipListGivesServersTheirPositionFromTheTopOfTheServerRangeDown() {
+        List<String> list = List.of("10.0.0.5", "10.0.0.6", "10.0.0.7");
+
+        assertThat(new IpListMachineIdProvider(list, () -> host("10.0.0.5"), "ipList").acquire(MachineIdRange.SERVER))
+                .as("the first listed server gets the top").isEqualTo(1023);
+        assertThat(new IpListMachineIdProvider(list, () -> host("10.0.0.7"), "ipList").acquire(MachineIdRange.SERVER))
+                .isEqualTo(1021);
+        // Blocks stay aligned from the range start: 924-1023 holds 25 blocks of 4, the top one 1020-1023.
+        assertThat(new IpListMachineIdProvider(list, () -> host("10.0.0.6"), "ipList").acquire(MachineIdRange.SERVER, 4))
+                .isEqualTo(1016);
+        // With blocks of 8 the top whole block is 1012-1019: 1020-1023 is a remainder too short for a block.
+        assertThat(new IpListMachineIdProvider(list, () -> host("10.0.0.5"), "ipList").acquire(MachineIdRange.SERVER, 8))
+                .isEqualTo(1012);
+        // Raising the server range's minimum leaves the servers where they were.
+        MachineIdRange narrowed = new MachineIdRange(1000, 1023, MachineIdRange.Order.DESCENDING);
+        assertThat(new IpListMachineIdProvider(list, () -> host("10.0.0.7"), "ipList").acquire(narrowed))
+                .isEqualTo(1021);
     }
 
     @Test

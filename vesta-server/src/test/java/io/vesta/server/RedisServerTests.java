@@ -53,12 +53,13 @@ class RedisServerTests {
 
                 assertThat(readiness).contains("\"status\":\"UP\"").contains("\"machineIdSource\":\"redis (hash " + key);
                 assertThat(leases).contains("\"store\":\"redis hash " + key)
-                        .contains("{\"machineId\":924,\"state\":\"live\",\"live\":true,\"self\":true,\"owner\":\"redis-server-test\"")
-                        .contains("{\"machineId\":925,\"state\":\"free\"");
+                        // A server leases from the top of the server range down.
+                        .contains("{\"machineId\":1023,\"state\":\"live\",\"live\":true,\"self\":true,\"owner\":\"redis-server-test\"")
+                        .contains("{\"machineId\":1022,\"state\":\"free\"");
                 assertThat(id).startsWith("{\"id\":");
-                assertThat(redis.sync().hget(key, "924")).endsWith("|redis-server-test");
+                assertThat(redis.sync().hget(key, "1023")).endsWith("|redis-server-test");
             }
-            long expiry = Long.parseLong(redis.sync().hget(key, "924").split("\\|")[1]);
+            long expiry = Long.parseLong(redis.sync().hget(key, "1023").split("\\|")[1]);
             assertThat(expiry).as("the lease was released on stop").isLessThanOrEqualTo(System.currentTimeMillis());
             redis.sync().del(key);
         } finally {

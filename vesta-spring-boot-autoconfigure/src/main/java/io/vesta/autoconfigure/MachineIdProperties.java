@@ -27,7 +27,10 @@ public class MachineIdProperties {
     /** This node's machine ID, for the property strategy. Must lie in the range of the node's gen-method. */
     private Long value;
 
-    /** IP addresses of every node, in the same order on every node; a node's machine ID is its address's position plus the range start. */
+    /**
+     * IP addresses of every node, in the same order on every node; a node's machine ID is its address's position counted
+     * from the range start up (embedded nodes) or from the range's top block down (servers: the first listed gets 1023).
+     */
     private List<String> ipList = new ArrayList<>();
 
     /**

@@ -122,7 +122,10 @@ public final class Simulation {
         int nodeCount = (int) scheduler.between(2, 4);
         this.blockSize = scheduler.chance(0.2) ? 2 : 1;
         long blocks = scheduler.between(Math.max(1, nodeCount - 1), nodeCount + 1);
-        this.range = new MachineIdRange(0, blocks * blockSize - 1);
+        // Odd seeds hand the range out from the top down, as servers take theirs; chosen by the seed rather than drawn,
+        // so that every other draw of a seed stays what it was.
+        this.range = new MachineIdRange(0, blocks * blockSize - 1, (scenario.seed() & 1) == 1
+                ? MachineIdRange.Order.DESCENDING : MachineIdRange.Order.ASCENDING);
         this.lease = scheduler.between(1_000, 3_000);
         this.renewal = lease / LeaseSettings.RENEWALS_PER_LEASE - scheduler.between(0, lease / 6);
         this.maxSkew = scheduler.between(0, 1_000);
@@ -132,8 +135,9 @@ public final class Simulation {
             case REDIS -> new RedisModel(this);
             case ZOOKEEPER -> new ZooKeeperModel(this);
         };
-        trace("scenario " + scenario + ": " + nodeCount + " nodes, range " + range + ", block " + blockSize + ", lease "
-                + lease + " ms, renewal " + renewal + " ms, max skew " + maxSkew + " ms, " + duration + " ms");
+        trace("scenario " + scenario + ": " + nodeCount + " nodes, range " + range + " (" + range.order().name()
+                .toLowerCase(java.util.Locale.ROOT) + "), block " + blockSize + ", lease " + lease + " ms, renewal "
+                + renewal + " ms, max skew " + maxSkew + " ms, " + duration + " ms");
         for (int i = 1; i <= nodeCount; i++) {
             nodes.add(new Node(i, new SimClock(scheduler, maxSkew, scheduler.between(-maxSkew / 2, maxSkew / 2))));
         }

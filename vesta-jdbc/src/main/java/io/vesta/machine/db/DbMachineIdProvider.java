@@ -16,8 +16,8 @@ import java.time.Duration;
  * Machine IDs leased from a shared table, so that any number of nodes whose addresses come and go draw from one range
  * without a list to maintain. Works with any JDBC {@link DataSource}; the table's DDL for PostgreSQL, MySQL/MariaDB and
  * H2 ships as {@code io/vesta/machine/db/schema-*.sql}. Each row leases one machine ID to an owner until
- * {@code lease_expiry}; a node takes its owner's rows first (a restart gets its IDs back), else the lowest free block,
- * whole or not at all. Every statement carries a query timeout of the lease rounded up to whole seconds, and
+ * {@code lease_expiry}; a node takes its owner's rows first (a restart gets its IDs back), else the first free block
+ * in the range's order (the lowest for embedded nodes, the top one for servers), whole or not at all. Every statement carries a query timeout of the lease rounded up to whole seconds, and
  * {@link #close()} returns within {@link #closeTimeout()}. The protocol is {@link LeasedMachineIdProvider}'s, the SQL
  * {@code DbLeaseBackend}'s; how they keep IDs apart, whatever the clocks: docs/machine-ids.md, "Database leases".
  */

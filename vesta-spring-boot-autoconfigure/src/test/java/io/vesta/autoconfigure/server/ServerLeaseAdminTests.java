@@ -60,14 +60,17 @@ class ServerLeaseAdminTests {
         JsonNode table = Http.json(response);
         assertThat(table.get("store").asString()).isEqualTo("table lease_admin_test");
         assertThat(table.get("range").asString()).isEqualTo("924-1023");
-        assertThat(table.get("node").get("first").asLong()).isEqualTo(924);
+        // A server leases from the top of the server range down.
+        assertThat(table.get("node").get("first").asLong()).isEqualTo(1023);
         assertThat(table.get("releaseEnabled").asBoolean()).isTrue();
         JsonNode leases = table.get("leases");
         assertThat(leases.size()).isEqualTo(100);
         assertThat(leases.get(0).get("machineId").asLong()).isEqualTo(924);
-        assertThat(leases.get(0).get("self").asBoolean()).isTrue();
-        assertThat(leases.get(0).get("state").asString()).isEqualTo("live");
-        assertThat(leases.get(0).get("owner").asString()).isEqualTo("this-server");
+        assertThat(leases.get(0).get("state").asString()).isEqualTo("free");
+        assertThat(leases.get(99).get("machineId").asLong()).isEqualTo(1023);
+        assertThat(leases.get(99).get("self").asBoolean()).isTrue();
+        assertThat(leases.get(99).get("state").asString()).isEqualTo("live");
+        assertThat(leases.get(99).get("owner").asString()).isEqualTo("this-server");
         assertThat(leases.get(1).get("owner").asString()).isEqualTo("crashed-node");
         assertThat(leases.get(1).get("live").asBoolean()).isTrue();
         assertThat(leases.get(1).get("generation").asLong()).isEqualTo(3);
@@ -112,7 +115,7 @@ class ServerLeaseAdminTests {
         HttpResponse<String> ended = admin.delete("/vesta/admin/leases/926");
         assertThat(ended.statusCode()).isEqualTo(200);
         assertThat(Http.json(ended).get("ended").asBoolean()).isFalse();
-        HttpResponse<String> own = admin.delete("/vesta/admin/leases/924?force=true");
+        HttpResponse<String> own = admin.delete("/vesta/admin/leases/1023?force=true");
         assertThat(own.statusCode()).isEqualTo(409);
         assertThat(Http.json(own).get("reason").asString()).isEqualTo("own");
         assertThat(admin.delete("/vesta/admin/leases/1000").statusCode()).isEqualTo(404);
@@ -136,7 +139,7 @@ class ServerLeaseAdminTests {
 
         assertThat(status.get("status").asString()).isEqualTo("UP");
         assertThat(status.get("reason").isNull()).isTrue();
-        assertThat(status.get("machineIdFirst").asLong()).isEqualTo(924);
+        assertThat(status.get("machineIdFirst").asLong()).isEqualTo(1023);
         assertThat(status.get("machineIdSource").asString()).contains("table lease_admin_test");
         assertThat(status.get("leaseHeldUntil").isNull()).isFalse();
         assertThat(status.get("restIssued").asLong()).isGreaterThanOrEqualTo(100);

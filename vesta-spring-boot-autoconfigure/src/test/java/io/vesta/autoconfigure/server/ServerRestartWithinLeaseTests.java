@@ -82,7 +82,7 @@ class ServerRestartWithinLeaseTests {
             assertThat(problem.get("title").asString())
                     .isEqualTo("IDs cannot be issued yet: the clock has not reached the time reserved before this start");
             assertThat(problem.get("resumesAt").asString()).isEqualTo("2026-06-01T12:01:01Z");
-            assertThat(problem.get("reservedBy").asString()).isEqualTo("the previous holder of machine ID 924 (this node's"
+            assertThat(problem.get("reservedBy").asString()).isEqualTo("the previous holder of machine ID 1023 (this node's"
                     + " previous run, or another node) may have issued IDs: the high-water mark of its lease, read from db"
                     + " (table " + TABLE + ", owner '" + OWNER + "')");
             assertThat(problem.get("detail").asString())

@@ -157,6 +157,16 @@ public abstract class MachineIdLeaseContract {
     }
 
     /**
+     * Whether a claim follows the range's {@link MachineIdRange#order() order}: the top whole block first for a
+     * descending (server) range. {@code true} by default; a store that maps its own sequence to blocks from the range
+     * start (ZooKeeper) says {@code false}, and {@link #aDescendingRangeIsHandedOutFromTheTopDown} checks only that its
+     * blocks are distinct and in the range.
+     */
+    protected boolean followsRangeOrder() {
+        return true;
+    }
+
+    /**
      * For a fault hook whose fault the store cannot have by its design: skips the test that needs it, saying so.
      * @param fault what the test needs, {@code "restart empty"}
      * @param why   why the store cannot have it, {@code "a database loses no committed write"}
@@ -316,6 +326,25 @@ public abstract class MachineIdLeaseContract {
         }
         assertThat(store.stream().filter(MachineIdLeaseInfo::live).count()).as("machine IDs live in the store")
                 .isEqualTo(holders.size());
+    }
+
+    /**
+     * Servers count down from the top of their range, embedded nodes up from the bottom, so that the boundary between
+     * the two ranges can move without stranding a node: a descending range gives its top whole block first (blocks
+     * still aligned from the range start), then the next one down; an ascending one its lowest.
+     */
+    @Test
+    void aDescendingRangeIsHandedOutFromTheTopDown() throws Exception {
+        MachineIdRange down = new MachineIdRange(0, 13, MachineIdRange.Order.DESCENDING);
+        ManualTimeSource clock = clock();
+        List<Long> firsts = new ArrayList<>();
+        for (String owner : List.of("server-a", "server-b", "server-c")) {
+            firsts.add(start(new Node(owner, LEASE, INERT, clock)).acquire(down, 4));
+        }
+        assertThat(firsts).doesNotHaveDuplicates().allSatisfy(first -> assertThat(down.holdsBlock(first, 4)).isTrue());
+        if (followsRangeOrder()) {
+            assertThat(firsts).as("0-13 holds blocks of 4 at 0, 4 and 8; 12-13 is too short").containsExactly(8L, 4L, 0L);
+        }
     }
 
     /**
