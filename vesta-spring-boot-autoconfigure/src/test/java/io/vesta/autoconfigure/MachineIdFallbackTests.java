@@ -12,6 +12,8 @@ import io.vesta.autoconfigure.actuate.VestaEndpoint;
 import io.vesta.autoconfigure.actuate.VestaHealthContributorAutoConfiguration;
 import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
 import io.vesta.autoconfigure.actuate.VestaMetricsAutoConfiguration;
+import io.vesta.autoconfigure.client.VestaClientAutoConfiguration;
+import io.vesta.client.RemoteIdService;
 import io.vesta.test.Await;
 import io.vesta.test.TestVariables;
 import io.vesta.test.lease.TcpRelay;
@@ -79,6 +81,7 @@ class MachineIdFallbackTests {
                 Health health = context.getBean(VestaHealthIndicator.class).health();
                 assertThat(health.getStatus()).as("IDs are still issued").isEqualTo(Status.UP);
                 assertThat(health.getDetails()).containsEntry("machineId", 916L);
+                assertThat((String) health.getDetails().get("machineIdSource")).startsWith("fallback 916 (vesta.machine-id.fallback.value; redis");
                 assertThat(fallbackDetail(health.getDetails())).containsEntry("first", 916L)
                         .containsEntry("active", true).containsEntry("idsIssued", 2_000L);
                 assertThat(fallbackDetail(new VestaEndpoint(service, context.getBean(VestaProperties.class)).identity()))
@@ -107,6 +110,22 @@ class MachineIdFallbackTests {
             }
             admin.shutdown();
         }
+    }
+
+    @Test
+    void aClientsEmbeddedFallbackIssuesUnderTheFallbackMachineIdWhenNeitherServerNorStoreAnswers() {
+        // No server listens on port 9, no Redis on port 1: the client's embedded generator starts on its fallback.
+        onRedisAt("redis://127.0.0.1:1").withConfiguration(AutoConfigurations.of(VestaClientAutoConfiguration.class))
+                .withPropertyValues("vesta.mode=client", "vesta.client.servers=http://127.0.0.1:9",
+                        "vesta.client.fallback=embedded", "vesta.machine-id.embedded-range.max=915",
+                        "vesta.machine-id.fallback.value=916").run(context -> {
+                    RemoteIdService client = context.getBean(RemoteIdService.class);
+                    assertThat(client.fallback()).get().isInstanceOfSatisfying(EmbeddedIdService.class, fallback -> {
+                        assertThat(fallback.machineIdFallback().first()).isEqualTo(916);
+                        assertThat(fallback.onFallback()).isTrue();
+                    });
+                    assertThat(client.expId(client.genId()).machine()).isEqualTo(916);
+                });
     }
 
     @SuppressWarnings("unchecked")
