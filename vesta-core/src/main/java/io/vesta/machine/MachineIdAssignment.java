@@ -90,18 +90,9 @@ public final class MachineIdAssignment {
                     + PropertyMachineIdProvider.SETTING, "is used only with a machine ID leased from a store (db, redis,"
                     + " zookeeper): a fixed machine ID is never unavailable");
         }
-        if (first < 0 || first > IdLayout.MAX_MACHINE) {
-            throw new InvalidSettingException(setting, first, allowed, "is outside the machine-ID space [0, "
-                    + IdLayout.MAX_MACHINE + "]");
-        }
-        if (first % blockSize != 0 || first + blockSize - 1 > IdLayout.MAX_MACHINE) {
-            throw new InvalidSettingException(setting, first, allowed, "does not start a block of " + blockSize
-                    + " aligned from 0 (" + settingPrefix + "machine-id.block-size " + blockSize + ")");
-        }
-        if (overlaps(first, blockSize, range)) {
-            throw new InvalidSettingException(setting, first, allowed, "lies inside the machine-ID range [" + range.min()
-                    + ", " + range.max() + "] (" + rangeSetting + ") that the store hands out to nodes of gen-method "
-                    + kebab(genMethod) + ": another node may lease it. Narrow the range to leave room for fallback IDs");
+        String problem = fallbackProblem(settingPrefix, first, blockSize, genMethod, range);
+        if (problem != null) {
+            throw new InvalidSettingException(setting, first, allowed, problem);
         }
         return new MachineIdBlock(first, blockSize);
     }
@@ -153,22 +144,14 @@ public final class MachineIdAssignment {
         boolean embedded = genMethod == GenMethod.EMBEDDED;
         String ownSetting = rangeSetting(settingPrefix, genMethod);
         String otherSetting = rangeSetting(settingPrefix, embedded ? GenMethod.REST : GenMethod.EMBEDDED);
-        String problem;
-        if (first < 0 || first > IdLayout.MAX_MACHINE) {
-            problem = "is outside the machine-ID space [0, " + IdLayout.MAX_MACHINE + "]";
-        } else if (first % blockSize != 0 || first + blockSize - 1 > IdLayout.MAX_MACHINE) {
-            problem = "does not start a block of " + blockSize + " aligned from 0 (" + settingPrefix
-                    + "machine-id.block-size " + blockSize + ")";
-        } else if (overlaps(first, blockSize, own)) {
-            problem = "lies inside the machine-ID range [" + own.min() + ", " + own.max() + "] (" + ownSetting
-                    + ") that the store hands out to nodes of gen-method " + kebab(genMethod) + ": another node may"
-                    + " lease it. Narrow the range to leave room for fallback IDs";
-        } else if (overlaps(first, blockSize, other)) {
+        String problem = fallbackProblem(settingPrefix, first, blockSize, genMethod, own);
+        if (problem == null && overlaps(first, blockSize, other)) {
             problem = "lies inside the machine-ID range [" + other.min() + ", " + other.max() + "] (" + otherSetting
                     + ") that the store hands out to " + (embedded ? "servers (gen-method central-server or rest)"
                     : "embedded nodes (gen-method embedded)") + ", not to this " + (embedded ? "embedded node"
                     : "server") + ". Take a fallback ID outside both ranges, narrowing one to leave room";
-        } else {
+        }
+        if (problem == null) {
             return;
         }
         StringBuilder free = new StringBuilder();
@@ -193,6 +176,27 @@ public final class MachineIdAssignment {
                 ? ": none, the ranges take every machine ID; narrow one to leave room"
                 : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize)) + ", and each node's own";
         throw new InvalidSettingException(settingPrefix + FALLBACK_SETTING, first, allowed, problem);
+    }
+
+    /**
+     * What is wrong with a fallback block of a generator of {@code genMethod} leasing from {@code range}: outside
+     * [0, 1023], not aligned from 0, or inside the range; null when nothing is.
+     */
+    private static String fallbackProblem(String settingPrefix, long first, int blockSize, GenMethod genMethod,
+            MachineIdRange range) {
+        if (first < 0 || first > IdLayout.MAX_MACHINE) {
+            return "is outside the machine-ID space [0, " + IdLayout.MAX_MACHINE + "]";
+        }
+        if (first % blockSize != 0 || first + blockSize - 1 > IdLayout.MAX_MACHINE) {
+            return "does not start a block of " + blockSize + " aligned from 0 (" + settingPrefix
+                    + "machine-id.block-size " + blockSize + ")";
+        }
+        if (overlaps(first, blockSize, range)) {
+            return "lies inside the machine-ID range [" + range.min() + ", " + range.max() + "] ("
+                    + rangeSetting(settingPrefix, genMethod) + ") that the store hands out to nodes of gen-method "
+                    + kebab(genMethod) + ": another node may lease it. Narrow the range to leave room for fallback IDs";
+        }
+        return null;
     }
 
     private static boolean overlaps(long first, int blockSize, MachineIdRange range) {
