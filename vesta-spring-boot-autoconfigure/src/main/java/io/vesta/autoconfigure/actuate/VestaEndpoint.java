@@ -54,11 +54,11 @@ public class VestaEndpoint {
     }
 
     /**
-     * The fallback machine ID ({@code vesta.machine-id.fallback.value}) as the endpoint, the health indicator and the
-     * server's status show it: its block, whether IDs are issued under it now ({@code active}) and how many were, in
+     * The fallback machine ID ({@code vesta.machine-id.fallback.value}) as the endpoint and the health indicator show
+     * it: its block, whether IDs are issued under it now ({@code active}) and how many were, in
      * every spell on it ({@code idsIssued}); null without a fallback.
      */
-    public static Map<String, Object> fallback(EmbeddedIdService service) {
+    static Map<String, Object> fallback(EmbeddedIdService service) {
         MachineIdBlock fallback = service.machineIdFallback();
         if (fallback == null) {
             return null;
