@@ -80,10 +80,30 @@
       ['lease held until', s.leaseHeldUntil || 'for good'],
       ['last issued', s.lastIssuedTime],
       ['issued (REST / batches)', s.restIssued + ' / ' + s.centralServerIssued],
-    ]);
+    ].concat(s.machineIdFallback ? [['fallback machine IDs', fallbackText(s.machineIdFallback)]] : []));
     $('time-warning').hidden = !s.timeFieldWarning;
     $('time-warning').textContent = text(s.timeFieldWarning);
+    const onFallback = fallbackGenerators(s.machineIdFallback);
+    $('fallback-warning').hidden = onFallback.length === 0;
+    $('fallback-warning').textContent = onFallback.length === 0 ? '' : 'On the fallback machine ID '
+      + blockText(s.machineIdFallback) + ' (' + onFallback.join(' and ') + '): the machine-ID store cannot give this'
+      + ' server a leased machine ID. IDs are still issued; it goes back to a leased one once the store answers.';
     drawRate(s.perSecond, Date.parse(s.now) / 1000);
+  }
+
+  function blockText(b) {
+    return b.first === b.last ? String(b.first) : b.first + '-' + b.last;
+  }
+
+  // The generators issuing under the fallback now: the two switch on their own checks.
+  function fallbackGenerators(f) {
+    return !f ? [] : [].concat(f.restActive ? ['REST'] : [], f.centralServerActive ? ['batches'] : []);
+  }
+
+  function fallbackText(f) {
+    const active = fallbackGenerators(f);
+    return blockText(f) + (active.length ? ', IN USE by ' + active.join(' and ') : ', not in use')
+      + '; issued under it (REST / batches) ' + f.restIssued + ' / ' + f.centralServerIssued;
   }
 
   // Whole days, as the server's warning counts them, and years beside them once there are many.

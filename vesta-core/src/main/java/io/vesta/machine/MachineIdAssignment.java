@@ -90,18 +90,9 @@ public final class MachineIdAssignment {
                     + PropertyMachineIdProvider.SETTING, "is used only with a machine ID leased from a store (db, redis,"
                     + " zookeeper): a fixed machine ID is never unavailable");
         }
-        if (first < 0 || first > IdLayout.MAX_MACHINE) {
-            throw new InvalidSettingException(setting, first, allowed, "is outside the machine-ID space [0, "
-                    + IdLayout.MAX_MACHINE + "]");
-        }
-        if (first % blockSize != 0 || first + blockSize - 1 > IdLayout.MAX_MACHINE) {
-            throw new InvalidSettingException(setting, first, allowed, "does not start a block of " + blockSize
-                    + " aligned from 0 (" + settingPrefix + "machine-id.block-size " + blockSize + ")");
-        }
-        if (first <= range.max() && first + blockSize - 1 >= range.min()) {
-            throw new InvalidSettingException(setting, first, allowed, "lies inside the machine-ID range [" + range.min()
-                    + ", " + range.max() + "] (" + rangeSetting + ") that the store hands out to nodes of gen-method "
-                    + kebab(genMethod) + ": another node may lease it. Narrow the range to leave room for fallback IDs");
+        String problem = fallbackProblem(settingPrefix, first, blockSize, genMethod, range);
+        if (problem != null) {
+            throw new InvalidSettingException(setting, first, allowed, problem);
         }
         return new MachineIdBlock(first, blockSize);
     }
@@ -130,6 +121,86 @@ public final class MachineIdAssignment {
         return where + (free.length() == 0 ? ": none, the range takes every machine ID; narrow it to leave room"
                 : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize))
                 + ", and each node's own";
+    }
+
+    /**
+     * Checks a fallback block against both ranges, for a caller that configures both (the starter): the range of its
+     * own gen-method, as the generator does, and {@code other}, the range of the other kind of node (the server range
+     * for an embedded node's fallback, the embedded range for a server's). The store hands those machine IDs to nodes
+     * of the other kind, and the ranges are where an operator reads who issues under a machine ID (and what moving
+     * the boundary between them would cut off). A generator knows its own range only; the checks it makes as well are
+     * made here first, so that what the message allows lies outside both ranges. A block size that is not one of
+     * {@link MachineIdRange#BLOCK_SIZES} is left to the generator's own check.
+     *
+     * @param genMethod the gen-method of the generator the fallback is for; {@code own} is its range
+     * @throws InvalidSettingException naming {@code machine-id.fallback.value}, its value and the block starts in
+     *         [0, 1023] outside both ranges
+     */
+    public static void requireFallbackOutsideBothRanges(String settingPrefix, long first, int blockSize,
+            GenMethod genMethod, MachineIdRange own, MachineIdRange other) {
+        if (!MachineIdRange.isBlockSize(blockSize)) {
+            return;
+        }
+        boolean embedded = genMethod == GenMethod.EMBEDDED;
+        String ownSetting = rangeSetting(settingPrefix, genMethod);
+        String otherSetting = rangeSetting(settingPrefix, embedded ? GenMethod.REST : GenMethod.EMBEDDED);
+        String problem = fallbackProblem(settingPrefix, first, blockSize, genMethod, own);
+        if (problem == null && overlaps(first, blockSize, other)) {
+            problem = "lies inside the machine-ID range [" + other.min() + ", " + other.max() + "] (" + otherSetting
+                    + ") that the store hands out to " + (embedded ? "servers (gen-method central-server or rest)"
+                    : "embedded nodes (gen-method embedded)") + ", not to this " + (embedded ? "embedded node"
+                    : "server") + ". Take a fallback ID outside both ranges, narrowing one to leave room";
+        }
+        if (problem == null) {
+            return;
+        }
+        StringBuilder free = new StringBuilder();
+        long runStart = -1;
+        // One step past the space, so that a run reaching 1023 is written too.
+        for (long start = 0; start <= IdLayout.MAX_MACHINE + 1; start += blockSize) {
+            boolean outside = start + blockSize - 1 <= IdLayout.MAX_MACHINE && !overlaps(start, blockSize, own)
+                    && !overlaps(start, blockSize, other);
+            if (outside && runStart < 0) {
+                runStart = start;
+            } else if (!outside && runStart >= 0) {
+                long last = start - blockSize;
+                free.append(free.length() == 0 ? "" : " or ").append(runStart == last ? Long.toString(last)
+                        : runStart + "-" + last);
+                runStart = -1;
+            }
+        }
+        String allowed = (blockSize == 1 ? "a machine ID" : "the first machine ID of a block of " + blockSize
+                + " aligned from 0 (" + settingPrefix + "machine-id.block-size)") + " in [0, " + IdLayout.MAX_MACHINE
+                + "] outside both [" + own.min() + ", " + own.max() + "] (" + ownSetting + ") and [" + other.min() + ", "
+                + other.max() + "] (" + otherSetting + ")" + (free.length() == 0
+                ? ": none, the ranges take every machine ID; narrow one to leave room"
+                : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize)) + ", and each node's own";
+        throw new InvalidSettingException(settingPrefix + FALLBACK_SETTING, first, allowed, problem);
+    }
+
+    /**
+     * What is wrong with a fallback block of a generator of {@code genMethod} leasing from {@code range}: outside
+     * [0, 1023], not aligned from 0, or inside the range; null when nothing is.
+     */
+    private static String fallbackProblem(String settingPrefix, long first, int blockSize, GenMethod genMethod,
+            MachineIdRange range) {
+        if (first < 0 || first > IdLayout.MAX_MACHINE) {
+            return "is outside the machine-ID space [0, " + IdLayout.MAX_MACHINE + "]";
+        }
+        if (first % blockSize != 0 || first + blockSize - 1 > IdLayout.MAX_MACHINE) {
+            return "does not start a block of " + blockSize + " aligned from 0 (" + settingPrefix
+                    + "machine-id.block-size " + blockSize + ")";
+        }
+        if (overlaps(first, blockSize, range)) {
+            return "lies inside the machine-ID range [" + range.min() + ", " + range.max() + "] ("
+                    + rangeSetting(settingPrefix, genMethod) + ") that the store hands out to nodes of gen-method "
+                    + kebab(genMethod) + ": another node may lease it. Narrow the range to leave room for fallback IDs";
+        }
+        return null;
+    }
+
+    private static boolean overlaps(long first, int blockSize, MachineIdRange range) {
+        return first <= range.max() && first + blockSize - 1 >= range.min();
     }
 
     /**

@@ -1,6 +1,9 @@
 package io.vesta.server;
 
+import io.lettuce.core.RedisURI;
 import io.vesta.layout.IdCodec;
+import io.vesta.test.TestVariables;
+import io.vesta.test.lease.TcpRelay;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +34,9 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,6 +61,7 @@ class DashboardBrowserTests {
 
     private ConfigurableApplicationContext server;
     private WebDriver browser;
+    private final List<AutoCloseable> closeAfterServer = new ArrayList<>();
     private ChromeDriverService driverService;
     private String url;
     private String leaseTable;
@@ -72,6 +78,9 @@ class DashboardBrowserTests {
             }
             if (server != null) {
                 server.close();
+            }
+            for (AutoCloseable closeable : closeAfterServer) {
+                closeable.close();
             }
         } finally {
             if (url != null) {
@@ -101,25 +110,7 @@ class DashboardBrowserTests {
         TestEnvironment.insertSegmentTag(url, segmentTable, "orders");
         get(base, "/vesta/segment/orders?count=5");
 
-        driverService = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile()).usingAnyFreePort()
-                .withLogFile(dir.resolve("chromedriver.log").toFile()).build();
-        ChromeOptions options = new ChromeOptions().setBinary(chromium.toFile()).addArguments("--headless",
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--no-first-run", "--disable-dev-shm-usage", "--window-size=1400,1400",
-                "--user-data-dir=" + Files.createDirectory(dir.resolve("chromium-profile")));
-        LoggingPreferences logs = new LoggingPreferences();
-        logs.enable(LogType.BROWSER, Level.ALL);
-        options.setCapability("goog:loggingPrefs", logs);
-        browser = new ChromeDriver(driverService, options);
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
-        browser.get(base + "/");
-
-        // The server requires a token: the page says so until one is typed in.
-        wait.until(b -> b.findElement(By.id("status")).getText().equals("token needed"));
-        browser.findElement(By.id("token-input")).sendKeys(TOKEN);
-        browser.findElement(By.id("token-button")).click();
-
-        wait.until(b -> b.findElement(By.id("status")).getText().equals("UP"));
+        WebDriverWait wait = openWithToken(chromium, chromedriver, base);
         Instant end = nearEnd.plusSeconds(1L << 30).minusMillis(1);
         assertThat(nodeField(wait, "time field ends")).isEqualTo(end.toString());
         assertThat(nodeField(wait, "time left")).isIn("199 days", "200 days");
@@ -156,6 +147,65 @@ class DashboardBrowserTests {
         Files.createDirectories(saved.getParent());
         Files.copy(screenshot, saved, StandardCopyOption.REPLACE_EXISTING);
         assertThat(Files.size(saved)).isPositive();
+    }
+
+    @Test
+    void theDashboardShowsAServerOnItsFallbackMachineId() throws Exception {
+        Path chromium = TestEnvironment.executable(TestEnvironment.CHROMIUM);
+        Path chromedriver = TestEnvironment.executable(TestEnvironment.CHROMEDRIVER);
+        RedisURI redis = RedisURI.create(TestVariables.require("VESTA_TEST_REDIS_URL", "redis://127.0.0.1:6379"));
+        // Redis out of reach at start-up: every connection to it through the relay is reset.
+        TcpRelay relay = new TcpRelay(redis.getHost(), redis.getPort());
+        closeAfterServer.add(relay);
+        relay.cut();
+        server = new SpringApplicationBuilder(VestaServerApplication.class).run("--server.port=0",
+                "--vesta.server.data-dir=" + dir, "--vesta.machine-id.strategy=redis",
+                "--vesta.machine-id.redis.url=redis://127.0.0.1:" + relay.port(),
+                "--vesta.machine-id.redis.key=vesta-dashboard-fallback:" + UUID.randomUUID(),
+                "--vesta.machine-id.server-range.max=1015", "--vesta.machine-id.fallback.value=1016",
+                "--vesta.server.admin-tokens=" + TOKEN);
+        String base = "http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port");
+        long id = issue(base);
+        assertThat(new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine()).isEqualTo(1016);
+        assertThat(get(base, "/actuator/health/readiness")).contains("\"status\":\"UP\"")
+                .contains("\"machineIdFallback\":{\"first\":1016,\"last\":1016,\"size\":1,\"active\":true,\"idsIssued\":1}");
+        assertThat(get(base, "/actuator/prometheus"))
+                .contains("vesta_machine_id_fallback_active{gen_method=\"rest\",machine=\"1016\",type=\"max-peak\"} 1.0")
+                .contains("vesta_machine_id_fallback_active{gen_method=\"central-server\",machine=\"1016\",type=\"max-peak\"} 1.0")
+                .contains("vesta_machine_id_fallback_issued_total{gen_method=\"rest\",machine=\"1016\",type=\"max-peak\"} 1.0");
+
+        WebDriverWait wait = openWithToken(chromium, chromedriver, base);
+        assertThat(nodeField(wait, "machine IDs")).isEqualTo("1016");
+        assertThat(nodeField(wait, "fallback machine IDs")).startsWith("1016, IN USE by REST and batches;");
+        WebElement warning = browser.findElement(By.id("fallback-warning"));
+        assertThat(warning.isDisplayed()).isTrue();
+        assertThat(warning.getText()).contains("On the fallback machine ID 1016 (REST and batches)")
+                .contains("cannot give this server a leased machine ID");
+        assertThat(violations()).as("the browser's log while the page worked").isEmpty();
+    }
+
+    /** A headless Chromium on the dashboard, with the admin token typed in, once the page shows the server UP. */
+    private WebDriverWait openWithToken(Path chromium, Path chromedriver, String base) throws Exception {
+        driverService = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile()).usingAnyFreePort()
+                .withLogFile(dir.resolve("chromedriver.log").toFile()).build();
+        ChromeOptions options = new ChromeOptions().setBinary(chromium.toFile()).addArguments("--headless",
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--no-first-run", "--disable-dev-shm-usage", "--window-size=1400,1400",
+                "--user-data-dir=" + Files.createDirectory(dir.resolve("chromium-profile")));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        browser = new ChromeDriver(driverService, options);
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        browser.get(base + "/");
+
+        // The server requires a token: the page says so until one is typed in.
+        wait.until(b -> b.findElement(By.id("status")).getText().equals("token needed"));
+        browser.findElement(By.id("token-input")).sendKeys(TOKEN);
+        browser.findElement(By.id("token-button")).click();
+
+        wait.until(b -> b.findElement(By.id("status")).getText().equals("UP"));
+        return wait;
     }
 
     /** The browser's log lines about the Content-Security-Policy since the last call. */

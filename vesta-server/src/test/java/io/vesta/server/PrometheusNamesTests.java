@@ -40,8 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The alerting rules (deploy/prometheus/vesta-rules.yml) and the Grafana dashboard (deploy/grafana/vesta.json) name
  * only metrics and labels a live server exports: a misspelt or renamed meter would otherwise leave an alert that never
  * fires and a panel that stays empty, which nothing else notices. The server runs on a leased machine ID (the db
- * strategy on its H2 database) so that the lease gauges exist, issues IDs of both generators, loads a segment tag and
- * answers one refusal; the client's meters come from {@link VestaClientMetrics} bound to a Prometheus registry of this
+ * strategy on its H2 database) with a fallback machine ID, so that the lease and fallback gauges exist, issues IDs of
+ * both generators, loads a segment tag and answers one refusal; the client's meters come from {@link VestaClientMetrics} bound to a Prometheus registry of this
  * test, over a client that fetched a batch from the server (a server is no client). {@code job} and {@code instance}
  * are added by Prometheus at the scrape.
  */
@@ -61,6 +61,9 @@ class PrometheusNamesTests {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         LeaseTakeover.dbStrategy(registry, dir);
+        // A fallback machine ID, so that its meters exist (a node without one has none): never used, the store answers.
+        registry.add("vesta.machine-id.server-range.max", () -> "1015");
+        registry.add("vesta.machine-id.fallback.value", () -> "1016");
     }
 
     @LocalServerPort

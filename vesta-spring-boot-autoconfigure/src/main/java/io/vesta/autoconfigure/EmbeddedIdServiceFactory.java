@@ -4,7 +4,9 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.EmbeddedIdServiceBuilder;
 import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
+import io.vesta.machine.MachineIdAssignment;
 import io.vesta.machine.MachineIdProvider;
+import io.vesta.machine.MachineIdRange;
 import io.vesta.time.TimeSource;
 import io.vesta.time.TimestampStore;
 
@@ -66,8 +68,40 @@ public final class EmbeddedIdServiceFactory {
             builder.timestampStoreDirectory(timeStore.getDirectory());
         }
         builder.persistStep(timeStore.getPersistStep());
+        fallback(properties.getMachineId(), genMethod, provider, builder);
         customizer.accept(builder);
         return builder.build();
+    }
+
+    /**
+     * {@code vesta.machine-id.fallback.*} onto the builder, for every generator the starter makes (an embedded node, both
+     * generators of a central server, which share the one fallback ID as they share the leased one, and a client's
+     * embedded fallback). Checked here: that the machine ID is leased from a store (a fixed one, which Spring hands the
+     * builder as a provider too, is never unavailable) and that the fallback lies outside the other kind of node's range,
+     * which only this configuration knows (with what is allowed outside both ranges); the builder checks the rest (a
+     * time store, the check interval).
+     */
+    private static void fallback(MachineIdProperties machineId, GenMethod genMethod, MachineIdProvider provider,
+            EmbeddedIdServiceBuilder builder) {
+        Long first = machineId.getFallback().getValue();
+        if (first == null) {
+            return;
+        }
+        if (provider.leases().isEmpty()) {
+            throw new InvalidSettingException("vesta." + MachineIdAssignment.FALLBACK_SETTING, first, "unset, or set"
+                    + " with vesta.machine-id.strategy db, redis or zookeeper", "is used only with a machine ID leased"
+                    + " from a store: the machine ID of " + provider.describe() + " is never unavailable");
+        }
+        boolean embedded = genMethod == GenMethod.EMBEDDED;
+        MachineIdAssignment.requireFallbackOutsideBothRanges("vesta.", first, machineId.getBlockSize(), genMethod,
+                range(embedded ? machineId.getEmbeddedRange() : machineId.getServerRange(), genMethod),
+                range(embedded ? machineId.getServerRange() : machineId.getEmbeddedRange(),
+                        embedded ? GenMethod.REST : GenMethod.EMBEDDED));
+        builder.machineIdFallback(first).machineIdFallbackCheckInterval(machineId.getFallback().getCheckInterval());
+    }
+
+    private static MachineIdRange range(MachineIdProperties.Range range, GenMethod genMethod) {
+        return MachineIdRange.of(MachineIdAssignment.rangeSetting("vesta.", genMethod), range.getMin(), range.getMax());
     }
 
     /**

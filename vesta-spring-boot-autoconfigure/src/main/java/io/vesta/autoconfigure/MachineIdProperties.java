@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.machine.FallbackMachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
@@ -64,6 +65,12 @@ public class MachineIdProperties {
     private final RedisLeaseProperties redis = new RedisLeaseProperties();
 
     private final Kubernetes kubernetes = new Kubernetes();
+
+    private final Fallback fallback = new Fallback();
+
+    public Fallback getFallback() {
+        return fallback;
+    }
 
     public RedisLeaseProperties getRedis() {
         return redis;
@@ -143,6 +150,41 @@ public class MachineIdProperties {
         KUBERNETES_STATEFULSET,
         /** A lease on a field of a shared Redis hash, through Lettuce (vesta.machine-id.redis.*); needs io.vesta:vesta-redis. */
         REDIS
+    }
+
+    /**
+     * {@code vesta.machine-id.fallback.*}: a machine ID configured for this node in advance, issued under while the
+     * store of a leased strategy (db, redis, zookeeper) cannot give the node one.
+     */
+    public static class Fallback {
+
+        /**
+         * This node's fallback machine ID (with a block size above 1, the first of its block, aligned from 0), issued
+         * under while the store of the db, redis or zookeeper strategy cannot give the node a machine ID: at start-up,
+         * or after its lease ran out or was lost. Must lie outside both the embedded and the server range (narrow the
+         * range to leave room, e.g. server-range.max=1015 and fallback IDs 1016-1023) and be each node's own: nothing
+         * coordinates it. Needs the time store. Unset: no fallback, the node stops issuing while the store is down.
+         */
+        private Long value;
+
+        /** How often a node with a fallback checks its leased machine ID, to move to the fallback and back. 1ms to 1m. */
+        private Duration checkInterval = FallbackMachineIdProvider.DEFAULT_CHECK_INTERVAL;
+
+        public Long getValue() {
+            return value;
+        }
+
+        public void setValue(Long value) {
+            this.value = value;
+        }
+
+        public Duration getCheckInterval() {
+            return checkInterval;
+        }
+
+        public void setCheckInterval(Duration checkInterval) {
+            this.checkInterval = checkInterval;
+        }
     }
 
     /** {@code vesta.machine-id.kubernetes.*}: the machine ID from a StatefulSet pod's ordinal. */

@@ -6,6 +6,7 @@ import io.vesta.autoconfigure.mybatis.VestaMyBatisProperties;
 import io.vesta.autoconfigure.segment.VestaSegmentProperties;
 import io.vesta.client.RemoteIdService;
 import io.vesta.layout.IdCodec;
+import io.vesta.machine.FallbackMachineIdProvider;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
@@ -50,6 +51,7 @@ class ConfigurationMetadataDefaultsTests {
         ENGINE_DEFAULTS.put("vesta.machine-id.embedded-range.max", MachineIdRange.EMBEDDED.max());
         ENGINE_DEFAULTS.put("vesta.machine-id.server-range.min", MachineIdRange.SERVER.min());
         ENGINE_DEFAULTS.put("vesta.machine-id.server-range.max", MachineIdRange.SERVER.max());
+        ENGINE_DEFAULTS.put("vesta.machine-id.fallback.check-interval", FallbackMachineIdProvider.DEFAULT_CHECK_INTERVAL);
         ENGINE_DEFAULTS.put("vesta.machine-id.db.table", DbMachineIdProvider.DEFAULT_TABLE);
         ENGINE_DEFAULTS.put("vesta.machine-id.db.lease", DbMachineIdProvider.DEFAULT_LEASE);
         ENGINE_DEFAULTS.put("vesta.machine-id.db.heartbeat", DbMachineIdProvider.DEFAULT_HEARTBEAT);

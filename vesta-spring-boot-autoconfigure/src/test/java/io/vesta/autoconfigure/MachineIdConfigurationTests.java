@@ -327,7 +327,7 @@ class MachineIdConfigurationTests {
     }
 
     /** The server instance as the Redis provider's store mark names it: {@code run_id.master_replid}. */
-    private static String runId(StatefulRedisConnection<String, String> connection) {
+    static String runId(StatefulRedisConnection<String, String> connection) {
         String info = connection.sync().info("server");
         String replication = connection.sync().info("replication");
         return info.lines().filter(line -> line.startsWith("run_id:")).findFirst().orElseThrow().substring(7).trim() + "."

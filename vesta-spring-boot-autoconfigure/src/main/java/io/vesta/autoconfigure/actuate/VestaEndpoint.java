@@ -53,6 +53,22 @@ public class VestaEndpoint {
         return shown;
     }
 
+    /**
+     * The fallback machine ID ({@code vesta.machine-id.fallback.value}) as the endpoint and the health indicator show
+     * it: its block, whether IDs are issued under it now ({@code active}) and how many were, in
+     * every spell on it ({@code idsIssued}); null without a fallback.
+     */
+    static Map<String, Object> fallback(EmbeddedIdService service) {
+        MachineIdBlock fallback = service.machineIdFallback();
+        if (fallback == null) {
+            return null;
+        }
+        Map<String, Object> shown = block(fallback);
+        shown.put("active", service.onFallback());
+        shown.put("idsIssued", service.fallbackIdsIssued());
+        return shown;
+    }
+
     @ReadOperation
     public Map<String, Object> identity() {
         Map<String, Object> identity = new LinkedHashMap<>();
@@ -62,6 +78,10 @@ public class VestaEndpoint {
             identity.put("machineId", embedded.machineId());
             identity.put("machineIdBlock", block(embedded.machineIdBlock()));
             identity.put("machineIdSource", embedded.machineIdSource());
+            Map<String, Object> fallback = fallback(embedded);
+            if (fallback != null) {
+                identity.put("machineIdFallback", fallback);
+            }
             identity.put("genMethod", embedded.genMethod());
             identity.put("version", embedded.version());
             identity.put("epoch", embedded.epoch());

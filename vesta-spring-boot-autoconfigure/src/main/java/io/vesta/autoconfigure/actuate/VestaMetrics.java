@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Gauges of 1 or 0 say whether the generator can issue (what the {@code vesta} health indicator, and so readiness,
  * decides) and whether its clock is refused, so that an alert sees a state that a counter could only hint at; a leased
  * machine ID adds whether the lease is held and how long it has left, which falls below its renewal rhythm as soon as
- * renewals fail.
+ * renewals fail. A fallback machine ID adds whether IDs are issued under it now and how many were.
  */
 public class VestaMetrics implements MeterBinder {
 
@@ -61,6 +61,15 @@ public class VestaMetrics implements MeterBinder {
         Gauge.builder("vesta.clock.refused", idService, s -> s.clockRefusal().isPresent() ? 1 : 0)
                 .description("1 while IDs are refused because the clock is behind the last issued ID beyond vesta.clock.max-backward-wait")
                 .tags(tags).register(registry);
+        // Only with a fallback configured, as the lease meters only with a lease: no series that could never move.
+        if (idService.machineIdFallback() != null) {
+            FunctionCounter.builder("vesta.machine-id.fallback.issued", idService, EmbeddedIdService::fallbackIdsIssued)
+                    .description("IDs issued under the fallback machine ID (vesta.machine-id.fallback.value), in every spell on it")
+                    .tags(tags).register(registry);
+            Gauge.builder("vesta.machine-id.fallback.active", idService, s -> s.onFallback() ? 1 : 0)
+                    .description("1 while IDs are issued under the fallback machine ID because the store cannot give a leased one, 0 while not")
+                    .tags(tags).register(registry);
+        }
         // A fixed machine ID (property, IP list, StatefulSet ordinal) has no lease that could run out: no series.
         if (idService.machineIdLease() != MachineIdLease.forever()) {
             Gauge.builder("vesta.lease.held", this, m -> m.leaseHeld() ? 1 : 0)

@@ -43,7 +43,8 @@ public class VestaStatusController {
                 rest.machineIdSource(), rest.type().name(), rest.epoch(), rest.sequencerStrategy().name(),
                 heldUntil == Long.MAX_VALUE ? null : Instant.ofEpochMilli(heldUntil), rest.lastIssuedTime(),
                 rest.idsIssued(), services.centralServer().idsIssued(), Instant.ofEpochMilli(now), history.samples(),
-                rest.timeFieldEnd(), rest.timeRemaining().toSeconds(), IssuingState.timeFieldWarning(rest));
+                rest.timeFieldEnd(), rest.timeRemaining().toSeconds(), IssuingState.timeFieldWarning(rest),
+                MachineIdFallback.of(rest, services.centralServer()));
     }
 
     /**
@@ -54,6 +55,22 @@ public class VestaStatusController {
             String machineIdSource, String type, Instant epoch, String sequencer, Instant leaseHeldUntil,
             Instant lastIssuedTime, long restIssued, long centralServerIssued, Instant now,
             List<IssueRateHistory.Sample> perSecond, Instant timeFieldEnd, long timeRemainingSeconds,
-            String timeFieldWarning) {
+            String timeFieldWarning, MachineIdFallback machineIdFallback) {
+    }
+
+    /**
+     * The fallback machine ID ({@code vesta.machine-id.fallback.value}) both generators share, whether each issues
+     * under it now and how many IDs each issued under it; null without one. The two generators switch on their own
+     * checks, so for a moment one may be on it and the other not.
+     */
+    public record MachineIdFallback(long first, long last, int size, boolean restActive, boolean centralServerActive,
+            long restIssued, long centralServerIssued) {
+
+        static MachineIdFallback of(EmbeddedIdService rest, EmbeddedIdService centralServer) {
+            MachineIdBlock block = rest.machineIdFallback();
+            return block == null ? null : new MachineIdFallback(block.first(), block.last(), block.size(),
+                    rest.onFallback(), centralServer.onFallback(), rest.fallbackIdsIssued(),
+                    centralServer.fallbackIdsIssued());
+        }
     }
 }
