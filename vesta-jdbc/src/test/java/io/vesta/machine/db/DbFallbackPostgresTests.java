@@ -1,6 +1,5 @@
 package io.vesta.machine.db;
 
-import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.test.FaultyDataSource;
 import io.vesta.test.TestDatabase;
@@ -48,23 +47,10 @@ class DbFallbackPostgresTests {
         partition = new TcpRelay(server.getHost(), server.getPort());
         dataSource = FaultyDataSource.pooled(url.replace(server.getHost() + ":" + server.getPort(),
                 "127.0.0.1:" + partition.port()), 2);
-        scenario = new FallbackScenario(new FallbackScenario.Store() {
-            @Override
-            public MachineIdProvider provider() {
-                return DbMachineIdProvider.builder(dataSource).table(table).owner("node-a")
-                        .lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build();
-            }
-
-            @Override
-            public void cut() {
-                partition.cut();
-            }
-
-            @Override
-            public void restore() {
-                partition.restore();
-            }
-        }, new MachineIdRange(0, 1015), 1016, marks);
+        scenario = new FallbackScenario(FallbackScenario.Store.behind(partition, () -> DbMachineIdProvider
+                .builder(dataSource).table(table).owner("node-a")
+                .lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build()),
+                new MachineIdRange(0, 1015), 1016, marks);
     }
 
     @AfterEach

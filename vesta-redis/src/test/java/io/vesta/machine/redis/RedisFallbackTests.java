@@ -2,7 +2,6 @@ package io.vesta.machine.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.test.lease.FallbackScenario;
 import io.vesta.test.lease.TcpRelay;
@@ -37,23 +36,10 @@ class RedisFallbackTests {
         RedisClient via = RedisClient.create(RedisTestSupport.uri(partition));
         via.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
         redis.closeAfter(via::shutdown);
-        scenario = new FallbackScenario(new FallbackScenario.Store() {
-            @Override
-            public MachineIdProvider provider() {
-                return RedisMachineIdProvider.builder(via, RedisTestSupport.uri(partition)).key(redis.key())
-                        .owner("node-a").lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build();
-            }
-
-            @Override
-            public void cut() {
-                partition.cut();
-            }
-
-            @Override
-            public void restore() {
-                partition.restore();
-            }
-        }, new MachineIdRange(0, 1015), 1016, marks);
+        scenario = new FallbackScenario(FallbackScenario.Store.behind(partition, () -> RedisMachineIdProvider
+                .builder(via, RedisTestSupport.uri(partition)).key(redis.key()).owner("node-a")
+                .lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build()),
+                new MachineIdRange(0, 1015), 1016, marks);
         redis.closeAfter(scenario);
     }
 

@@ -51,6 +51,26 @@ public final class FallbackScenario implements AutoCloseable {
 
         /** The store answers again, with what it held before. */
         void restore() throws Exception;
+
+        /** A store reached through {@code relay}: cut and restored there. */
+        static Store behind(TcpRelay relay, Supplier<MachineIdProvider> provider) {
+            return new Store() {
+                @Override
+                public MachineIdProvider provider() {
+                    return provider.get();
+                }
+
+                @Override
+                public void cut() {
+                    relay.cut();
+                }
+
+                @Override
+                public void restore() {
+                    relay.restore();
+                }
+            };
+        }
     }
 
     private final Store store;
@@ -92,24 +112,13 @@ public final class FallbackScenario implements AutoCloseable {
         awaitIssued(takers, "IDs under the fallback", service::fallbackIdsIssued, PER_PHASE);
         int[] onFallback = takers.sizes();
 
-        store.restore();
-        Await.until("a leased machine ID once the store answers", WITHIN, () -> !service.onFallback());
-        long leased = service.machineId();
-        assertThat(range.contains(leased)).as("leased machine ID %d in %s", leased, range).isTrue();
-        int[] leasedFrom = takers.settled();
-        long before = service.idsIssued();
-        awaitIssued(takers, "IDs under the leased machine ID", service::idsIssued, before + PER_PHASE);
+        Leased leased = backToALease(service, takers);
         List<long[]> ids = takers.stop();
 
         assertThat(decoded(service, ids, null, onFallback)).as("machine IDs while the store was down").containsOnly(fallback);
-        assertThat(decoded(service, ids, leasedFrom, null)).as("machine IDs once leased").containsOnly(leased);
-        long[] all = all(ids);
-        assertNoDuplicates(all);
-        assertThat(machines(service, all)).containsOnly(fallback, leased);
-        long fallbackIds = Arrays.stream(all).filter(id -> service.expId(id).machine() == fallback).count();
-        assertThat(service.fallbackIdsIssued()).as("the meter of fallback IDs").isEqualTo(fallbackIds);
+        long[] all = checkAll(service, ids, leased, fallback, leased.machineId());
         assertThat(maxWall(service, all, fallback)).as("the fallback's last ID, before the leased block's first")
-                .isLessThanOrEqualTo(minWall(service, all, leased));
+                .isLessThanOrEqualTo(minWall(service, all, leased.machineId()));
     }
 
     /**
@@ -136,21 +145,13 @@ public final class FallbackScenario implements AutoCloseable {
         awaitIssued(takers, "IDs under the fallback", service::fallbackIdsIssued, fallbackBefore + PER_PHASE);
         int[] fallbackTo = takers.sizes();
 
-        store.restore();
-        Await.until("a leased machine ID once the store is back", WITHIN, () -> !service.onFallback());
-        long again = service.machineId();
-        assertThat(range.contains(again)).as("leased machine ID %d in %s", again, range).isTrue();
-        int[] leasedFrom = takers.settled();
-        long before = service.idsIssued();
-        awaitIssued(takers, "IDs under the leased machine ID again", service::idsIssued, before + PER_PHASE);
+        Leased leased = backToALease(service, takers);
+        long again = leased.machineId();
         List<long[]> ids = takers.stop();
 
         assertThat(decoded(service, ids, null, underLease)).as("machine IDs under the first lease").containsOnly(first);
         assertThat(decoded(service, ids, fallbackFrom, fallbackTo)).as("machine IDs with the store cut").containsOnly(fallback);
-        assertThat(decoded(service, ids, leasedFrom, null)).as("machine IDs with the store back").containsOnly(again);
-        long[] all = all(ids);
-        assertNoDuplicates(all);
-        assertThat(machines(service, all)).containsOnly(first, fallback, again);
+        long[] all = checkAll(service, ids, leased, first, fallback, again);
         long minFallback = minWall(service, all, fallback);
         long maxFallback = maxWall(service, all, fallback);
         // Every ID of the leased machine ID lies before the fallback's spell, within the lease, or after it.
@@ -171,8 +172,36 @@ public final class FallbackScenario implements AutoCloseable {
                 assertThat(machine).isEqualTo(again);
             }
         }
+    }
+
+    /** A leased machine ID the service moved to, and where each thread's IDs under it begin. */
+    private record Leased(long machineId, int[] from) {
+    }
+
+    /** The store restored: waits for the service to leave its fallback, and for IDs under the leased machine ID. */
+    private Leased backToALease(EmbeddedIdService service, Takers takers) throws Exception {
+        store.restore();
+        Await.until("a leased machine ID once the store answers", WITHIN, () -> !service.onFallback());
+        long machine = service.machineId();
+        assertThat(range.contains(machine)).as("leased machine ID %d in %s", machine, range).isTrue();
+        int[] from = takers.settled();
+        long before = service.idsIssued();
+        awaitIssued(takers, "IDs under the leased machine ID", service::idsIssued, before + PER_PHASE);
+        return new Leased(machine, from);
+    }
+
+    /**
+     * Every ID taken: those after the move to {@code leased} decode to it, none repeats, all decode to one of
+     * {@code machines}, and the service's meter of fallback IDs counts exactly the fallback's.
+     */
+    private long[] checkAll(EmbeddedIdService service, List<long[]> ids, Leased leased, Long... machines) {
+        assertThat(decoded(service, ids, leased.from(), null)).as("machine IDs once leased").containsOnly(leased.machineId());
+        long[] all = all(ids);
+        assertNoDuplicates(all);
+        assertThat(machines(service, all)).containsOnly(machines);
         long fallbackIds = Arrays.stream(all).filter(id -> service.expId(id).machine() == fallback).count();
         assertThat(service.fallbackIdsIssued()).as("the meter of fallback IDs").isEqualTo(fallbackIds);
+        return all;
     }
 
     private static void awaitIssued(Takers takers, String what, java.util.function.LongSupplier count, long atLeast)
