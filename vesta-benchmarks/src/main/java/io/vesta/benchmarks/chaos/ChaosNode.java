@@ -163,17 +163,20 @@ public final class ChaosNode {
                     pause(backend.equals("db") ? 5 + random.nextInt(30) : 50 + random.nextInt(100));
                     continue;
                 }
-                // Started on the fallback: the provider's mark, time and generation are not of the ID issued under.
-                boolean onFallback = fallback != null && service.machineId() == fallback;
-                OptionalLong notBefore = onFallback ? OptionalLong.empty() : provider.notBefore();
-                log.record(ChaosLog.ACQUIRE, new ChaosLog.Acquisition(slot, ownerSlot, run, attempt, service.machineId(),
+                long machine = service.machineId();
+                // With a fallback, the service may issue under another machine ID than the one its acquire returned
+                // (its fallback, or a block claimed again since): then the provider's mark, time and generation are not
+                // of it, and it is recorded as a switch is.
+                boolean switched = fallback != null && machine != provider.acquiredId;
+                OptionalLong notBefore = switched ? OptionalLong.empty() : provider.notBefore();
+                log.record(ChaosLog.ACQUIRE, new ChaosLog.Acquisition(slot, ownerSlot, run, attempt, machine,
                         notBefore.isPresent() ? notBefore.getAsLong() : ChaosLog.NONE, buildStartedAt,
-                        onFallback ? System.currentTimeMillis() : provider.acquiredAt, onFallback ? -1 : provider.generation,
+                        switched ? System.currentTimeMillis() : provider.acquiredAt, switched ? -1 : provider.generation,
                         System.currentTimeMillis()).fields());
-                System.err.println("attempt " + attempt + ": machine ID " + service.machineId() + " from "
+                System.err.println("attempt " + attempt + ": machine ID " + machine + " from "
                         + service.machineIdSource() + (notBefore.isPresent() ? ", notBefore " + notBefore.getAsLong() : ""));
                 try {
-                    issued = issue(service, log, pacer, issued, new Span(attempt, buildStartedAt, service.machineId()));
+                    issued = issue(service, log, pacer, issued, new Span(attempt, buildStartedAt, machine));
                 } catch (MachineIdUnavailableException | ClockMovedBackwardsException e) {
                     MachineIdLease lease = service.machineIdLease();
                     long kind = e instanceof ClockMovedBackwardsException ? ChaosLog.LOSS_CLOCK
@@ -438,6 +441,8 @@ public final class ChaosNode {
         private final MachineIdProvider delegate;
         volatile long acquiredAt = ChaosLog.NONE;
         volatile long generation = -1;
+        /** What the latest acquire returned (-1 before one). Set last: once it is read, the two above are of it. */
+        volatile long acquiredId = -1;
 
         RecordingProvider(MachineIdProvider delegate) {
             this.delegate = delegate;
@@ -450,6 +455,7 @@ public final class ChaosNode {
             if (delegate instanceof DbMachineIdProvider db) {
                 generation = generationOf(db, id);
             }
+            acquiredId = id;
             return id;
         }
 
