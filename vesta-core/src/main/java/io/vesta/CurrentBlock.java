@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * The block an {@link EmbeddedIdService} issues under now, and the move to the next one: with a leased provider that
@@ -20,6 +21,9 @@ import java.util.OptionalLong;
 final class CurrentBlock {
 
     private static final System.Logger LOG = System.getLogger(EmbeddedIdService.class.getName());
+
+    /** How many blocks one call follows when each is left in turn while the call is made on it. */
+    static final int MAX_MOVES_PER_CALL = 8;
 
     private final BlockEngine.Factory engines;
     private final MachineIdProvider provider;
@@ -157,10 +161,34 @@ final class CurrentBlock {
     }
 
     /**
+     * Makes a call that {@code refused} refused again on the newest block; and again, on a newer block still, each time
+     * the block it was made on is left before the call is through (a move on another thread: the provider's regain or
+     * check thread moved the node on, and closed that block's generator or ended its lease). Without a newer block, the
+     * refusal of the last block tried; after {@link #MAX_MOVES_PER_CALL} moves, a {@link MachineIdUnavailableException}.
+     */
+    <T> T retry(BlockEngine refused, IllegalStateException refusal, Function<BlockEngine, T> call) {
+        BlockEngine engine = refused;
+        IllegalStateException last = refusal;
+        for (int moves = 1; ; moves++) {
+            BlockEngine next = retryAfter(engine, last);
+            try {
+                return call.apply(next);
+            } catch (IllegalStateException again) {
+                if (moves >= MAX_MOVES_PER_CALL) {
+                    throw new MachineIdUnavailableException("No ID is issued: the machine ID this node issues under"
+                            + " changed " + moves + " times during one call; the last refusal: " + again.getMessage(), again);
+                }
+                engine = next;
+                last = again;
+            }
+        }
+    }
+
+    /**
      * After {@code current} refused a call: the generator of a newer block to try the call once more on, or the
      * refusal itself.
      */
-    BlockEngine retryAfter(BlockEngine current, RuntimeException refusal) {
+    private BlockEngine retryAfter(BlockEngine current, RuntimeException refusal) {
         if (closed || current.grant == null) {
             throw refusal;
         }

@@ -102,8 +102,7 @@ public final class EmbeddedIdService extends LayoutIdService implements AutoClos
             return engine.id(engine.generator.next());
         } catch (IllegalStateException refusal) {
             // A lost block's MachineIdUnavailableException, or its generator closed by a move to a new block.
-            BlockEngine next = current.retryAfter(engine, refusal);
-            return next.id(next.generator.next());
+            return current.retry(engine, refusal, next -> next.id(next.generator.next()));
         }
     }
 
@@ -119,7 +118,10 @@ public final class EmbeddedIdService extends LayoutIdService implements AutoClos
             fill(engine, ids);
         } catch (IllegalStateException refusal) {
             // The IDs filled so far were never handed out; none of them is returned with another block's.
-            fill(current.retryAfter(engine, refusal), ids);
+            current.retry(engine, refusal, next -> {
+                fill(next, ids);
+                return ids;
+            });
         }
         return ids;
     }

@@ -4,6 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.IdType;
 import io.vesta.InvalidSettingException;
 import io.vesta.test.ManualTimeSource;
+import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongPredicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -192,6 +194,67 @@ class FallbackMachineIdProviderTests {
         }
         assertThat(ids).doesNotHaveDuplicates();
         assertThat(service.fallbackIdsIssued()).isEqualTo(4_500);
+    }
+
+    /**
+     * Found by the chaos harness ({@code LeaseChaosHarness --fallback}, Redis): a call that a lost block refused is made
+     * again on the newest block, and that block can be left too before the call is through (the store answered again
+     * and the regain thread moved the node back, while the call was on the fallback). Here the move happens while the
+     * call reads the clock. The call follows to the newest block rather than failing with the refusal of a block the
+     * node has already left (or, when the move closed that block's generator first, with "was closed ... Build a new
+     * one", which the harness saw from a service that was never closed).
+     */
+    @Test
+    void aCallWhoseRetryBlockIsLeftDuringTheCallFollowsToTheNewestBlock() throws Exception {
+        AtomicReference<Runnable> duringTheNextRead = new AtomicReference<>();
+        AtomicReference<EmbeddedIdService> built = new AtomicReference<>();
+        TimeSource hooked = new TimeSource() {
+            @Override
+            public long currentTimeMillis() {
+                EmbeddedIdService service = built.get();
+                // Only once the call is on the fallback's generator: not during a move, which holds the node's lock.
+                if (service != null && service.onFallback()) {
+                    Runnable hook = duringTheNextRead.getAndSet(null);
+                    if (hook != null) {
+                        hook.run();
+                    }
+                }
+                return clock.currentTimeMillis();
+            }
+
+            @Override
+            public long nanoTime() {
+                return clock.nanoTime();
+            }
+
+            @Override
+            public boolean sleepUntil(long epochMillis, long maxNanos) {
+                return clock.sleepUntil(epochMillis, maxNanos);
+            }
+        };
+        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).timeSource(hooked)
+                .machineIdRange(0, 1015).machineIdProvider(leased()).machineIdFallback(FALLBACK)
+                .machineIdFallbackCheckInterval(Duration.ofSeconds(60)).timestampStoreDirectory(marks).build();
+        toClose.add(service);
+        built.set(service);
+        FallbackMachineIdProvider provider = fallbackOf(service);
+        List<Long> ids = new ArrayList<>();
+        Arrays.stream(service.genIds(1_000)).forEach(ids::add);
+
+        table.down = true;
+        clock.advance(Duration.ofMillis(LEASE + 1)); // past the lease, unrenewed
+        renewAll();
+        duringTheNextRead.set(() -> {
+            table.down = false;
+            renewAll(); // the lease is held again
+            provider.checkNow(); // and the node moves back to it, leaving the fallback
+        });
+        long id = service.genId(); // refused by machine ID 0, made again on the fallback, which is left meanwhile
+        ids.add(id);
+        assertThat(duringTheNextRead.get()).as("the move back ran during the call").isNull();
+        assertThat(service.expId(id).machine()).isZero();
+        Arrays.stream(service.genIds(1_000)).forEach(ids::add);
+        assertThat(ids).doesNotHaveDuplicates();
     }
 
     @Test

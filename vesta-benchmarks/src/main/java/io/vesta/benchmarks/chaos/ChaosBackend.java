@@ -173,10 +173,12 @@ abstract class ChaosBackend implements AutoCloseable {
          * SELECT through but holds every UPDATE, as a lock held by a migration or a slow disk would. Holders'
          * renewals queue up while their rows expire, nodes waiting for an ID read the expired rows and queue their
          * takeovers behind them: when the lock goes, renewal and takeover of one row run back to back, and both
-         * must not succeed. Only this run's own table is locked.
+         * must not succeed. Only this run's own table is locked. With {@code --fallback}, 2 to 3 leases: every holder's
+         * lease runs out and it switches to its fallback.
          */
         private void stall(LeaseChaosHarness.Run run) {
-            long millis = Math.round(options.leaseMillis() * (1.0 + random.nextDouble() * 0.3));
+            long millis = Math.round(options.leaseMillis() * (options.fallback() ? 2.0 + random.nextDouble()
+                    : 1.0 + random.nextDouble() * 0.3));
             run.count("table stall");
             run.event("table " + table + " locked against updates for " + millis + " ms");
             staller.submit(() -> {
@@ -315,17 +317,27 @@ abstract class ChaosBackend implements AutoCloseable {
             if (now >= nextMemberFault && run.timeLeft(now) > 5000 && memberDown.compareAndSet(false, true)) {
                 nextMemberFault = now + 6000 + random.nextInt(6000);
                 List<InstanceSpec> instances = new ArrayList<>(cluster.getInstances());
-                InstanceSpec victim = instances.get(random.nextInt(instances.size()));
-                long downFor = 500 + random.nextInt(1500);
-                run.count("member restart");
-                run.event("ZooKeeper member " + victim.getServerId() + " killed for " + downFor + " ms");
+                InstanceSpec victim = instances.remove(random.nextInt(instances.size()));
+                // With --fallback, every other member fault takes two members down: no quorum, so every node's
+                // reports fail until its lease runs out and it switches to its fallback.
+                List<InstanceSpec> victims = options.fallback() && random.nextBoolean()
+                        ? List.of(victim, instances.get(random.nextInt(instances.size()))) : List.of(victim);
+                long downFor = victims.size() > 1 ? Math.round(handOverMillis() * (1.5 + random.nextDouble() * 1.5))
+                        : 500 + random.nextInt(1500);
+                run.count(victims.size() > 1 ? "quorum loss" : "member restart");
+                run.event("ZooKeeper member(s) " + victims.stream().map(v -> String.valueOf(v.getServerId())).toList()
+                        + " killed for " + downFor + " ms");
                 members.submit(() -> {
                     try {
-                        cluster.killServer(victim);
+                        for (InstanceSpec member : victims) {
+                            cluster.killServer(member);
+                        }
                         Thread.sleep(downFor);
-                        cluster.restartServer(victim);
+                        for (InstanceSpec member : victims) {
+                            cluster.restartServer(member);
+                        }
                     } catch (Exception e) {
-                        System.err.println("member " + victim.getServerId() + ": " + e);
+                        System.err.println("members " + victims + ": " + e);
                     } finally {
                         memberDown.set(false);
                     }
@@ -497,7 +509,9 @@ abstract class ChaosBackend implements AutoCloseable {
             }
             nextServerFault = now + 5000 + random.nextInt(6000);
             boolean restart = random.nextInt(3) > 0;
-            long millis = restart ? 100 + random.nextInt(700) : Math.round(options.leaseMillis() * (0.5 + random.nextDouble()));
+            // With --fallback a pause lasts 1.5 to 3 leases: every holder's lease runs out and it switches to its fallback.
+            long millis = restart ? 100 + random.nextInt(700) : Math.round(options.leaseMillis()
+                    * (options.fallback() ? 1.5 + random.nextDouble() * 1.5 : 0.5 + random.nextDouble()));
             run.count(restart ? "redis restart" : "redis pause");
             run.event(restart ? "redis-server killed, started again empty after " + millis + " ms"
                     : "redis-server paused (SIGSTOP) for " + millis + " ms");

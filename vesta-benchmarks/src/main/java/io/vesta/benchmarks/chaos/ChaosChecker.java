@@ -36,10 +36,20 @@ final class ChaosChecker {
 
     private final IdCodec codec = new IdCodec(IdCodec.DEFAULT_EPOCH);
     private final boolean orderByGeneration;
+    private final long fallbackFrom;
 
     /** @param orderByGeneration the table's generation is the exact order of a row's holders; use it where known */
     ChaosChecker(boolean orderByGeneration) {
+        this(orderByGeneration, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param fallbackFrom the machine IDs from here up are the nodes' fallbacks ({@code --fallback}): a span under one
+     *     is counted as a fallback spell; {@code Long.MAX_VALUE} without fallbacks
+     */
+    ChaosChecker(boolean orderByGeneration, long fallbackFrom) {
         this.orderByGeneration = orderByGeneration;
+        this.fallbackFrom = fallbackFrom;
     }
 
     /** One process's span of IDs under one acquisition. */
@@ -75,11 +85,19 @@ final class ChaosChecker {
             long fresh, long refusalsRangeFull, long refusalsUnavailable, long refusalsOther, long sameOwnerRefusals,
             long lossesExpired, long lossesRevoked, long lossesClock, long lossesOther, long resumed, long cleanEnds,
             long duplicates, long late, long early, long foreign, long orphans, long generationUnknown,
-            long ambiguousPairs, long lateSameOwner, long lateOtherOwner, long lateSecondProcess, List<String> findings) {
+            long ambiguousPairs, long lateSameOwner, long lateOtherOwner, long lateSecondProcess, Fallbacks fallbacks,
+            List<String> findings) {
 
         boolean passed() {
             return duplicates == 0 && late == 0 && early == 0 && foreign == 0 && orphans == 0;
         }
+    }
+
+    /**
+     * The spans under fallback machine IDs: how many (and how many a service started on), how many times a service on
+     * its fallback went back to a leased machine ID, and the IDs issued under fallbacks.
+     */
+    record Fallbacks(long spells, long atStart, long backToLease, long ids) {
     }
 
     Result check(Path dir, Set<Integer> twinSlots) throws IOException {
@@ -261,6 +279,7 @@ final class ChaosChecker {
             }
         }
 
+        Fallbacks fallbacks = fallbacks(holders);
         Arrays.parallelSort(ids, 0, total);
         long duplicates = 0;
         Set<Long> samples = new HashSet<>();
@@ -281,7 +300,31 @@ final class ChaosChecker {
                 counters[8 + (int) ChaosLog.LOSS_EXPIRED], counters[8 + (int) ChaosLog.LOSS_REVOKED],
                 counters[8 + (int) ChaosLog.LOSS_CLOCK], counters[8 + (int) ChaosLog.LOSS_OTHER], counters[13], counters[15],
                 duplicates, late, early, foreign, orphans[0], generationUnknown, ambiguous / 2, lateSameOwner,
-                lateOtherOwner, lateSecondProcess, findings);
+                lateOtherOwner, lateSecondProcess, fallbacks, findings);
+    }
+
+    /** Holders are in file order, and a service's spans one after another under one attempt of one file. */
+    private Fallbacks fallbacks(List<Holder> holders) {
+        long spells = 0;
+        long atStart = 0;
+        long back = 0;
+        long ids = 0;
+        Holder previous = null;
+        for (Holder holder : holders) {
+            boolean sameService = previous != null && previous.file.equals(holder.file)
+                    && previous.acquisition.attempt() == holder.acquisition.attempt();
+            if (holder.acquisition.machineId() >= fallbackFrom) {
+                spells++;
+                ids += holder.to - holder.from;
+                if (!sameService) {
+                    atStart++;
+                }
+            } else if (sameService && previous.acquisition.machineId() >= fallbackFrom) {
+                back++;
+            }
+            previous = holder;
+        }
+        return new Fallbacks(spells, atStart, back, ids);
     }
 
     /**
@@ -340,23 +383,27 @@ final class ChaosChecker {
 
     /**
      * Checks the files a kept run left behind again, e.g. after changing the checker:
-     * {@code java -cp vesta-benchmarks/target/benchmarks.jar io.vesta.benchmarks.chaos.ChaosChecker DIR [--db]};
-     * {@code --db} orders holders by the table's generation where it was recorded.
+     * {@code java -cp vesta-benchmarks/target/benchmarks.jar io.vesta.benchmarks.chaos.ChaosChecker DIR [--db]
+     * [--fallback-from=N]}; {@code --db} orders holders by the table's generation where it was recorded,
+     * {@code --fallback-from} counts the spans under machine IDs from N up as fallback spells (a run with {@code --fallback}:
+     * N is its {@code --machine-ids}).
      */
     public static void main(String[] args) throws IOException {
         if (args.length < 1) {
-            System.err.println("usage: ChaosChecker DIR [--db]");
+            System.err.println("usage: ChaosChecker DIR [--db] [--fallback-from=N]");
             System.exit(2);
         }
         Path dir = Path.of(args[0]);
-        boolean db = args.length > 1 && args[1].equals("--db");
+        boolean db = Arrays.asList(args).contains("--db");
+        long fallbackFrom = Arrays.stream(args).filter(a -> a.startsWith("--fallback-from="))
+                .mapToLong(a -> Long.parseLong(a.substring("--fallback-from=".length()))).findFirst().orElse(Long.MAX_VALUE);
         Set<Integer> twins = new HashSet<>();
         try (Stream<Path> list = Files.list(dir)) {
             list.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("slot-") && n.endsWith(".ids"))
                     .map(n -> Integer.parseInt(n.substring(5, n.indexOf("-run-"))))
                     .filter(slot -> slot >= LeaseChaosHarness.TWIN_SLOTS).forEach(twins::add);
         }
-        Result result = new ChaosChecker(db).check(dir, twins);
+        Result result = new ChaosChecker(db, fallbackFrom).check(dir, twins);
         print(System.out, result);
         System.exit(result.passed() ? 0 : 1);
     }
@@ -373,6 +420,12 @@ final class ChaosChecker {
         if (r.generationUnknown() > 0 || r.ambiguousPairs() > 0) {
             out.printf(Locale.ROOT, "  order                %,d holders ordered by time (no generation), %,d pairs of holders"
                     + " whose order cannot be told (not compared)%n", r.generationUnknown(), r.ambiguousPairs());
+        }
+        Fallbacks f = r.fallbacks();
+        if (f.spells() > 0) {
+            out.printf(Locale.ROOT, "  fallbacks            %,d spells (%,d from a start on the fallback, the rest switches of a"
+                    + " running service), %,d back to a lease, %,d IDs under fallbacks%n", f.spells(), f.atStart(),
+                    f.backToLease(), f.ids());
         }
         out.printf(Locale.ROOT, "  duplicates           %,d%n", r.duplicates());
         out.printf(Locale.ROOT, "  late IDs             %,d (after the next holder's notBefore; that holder: a second process under"

@@ -5,10 +5,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.lettuce.core.RedisURI;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.EmbeddedIdService;
+import io.vesta.EmbeddedIdServiceBuilder;
 import io.vesta.IdType;
 import io.vesta.layout.IdLayout;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.MachineIdGrant;
 import io.vesta.machine.MachineIdLease;
+import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
@@ -23,6 +26,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +38,11 @@ import java.util.concurrent.locks.LockSupport;
  * shows up soonest as a duplicate) and appends each to its own {@link ChaosLog} file. When the service refuses
  * (lease ended or lost, clock) it closes it and builds a new one, as an application restarting its generator
  * would. Started only by the harness; it stops by itself at {@code --deadline} and halts if the harness is gone.
+ *
+ * <p>With {@code --fallback=ID} (the harness's {@code --fallback}) the service has that fallback machine ID and a time
+ * store in {@code --marks-dir}: it switches to the fallback by itself when it cannot hold a leased machine ID, and back
+ * when it can. The node keeps the service across those switches and starts a new span in its file at each (an
+ * acquisition record under the same attempt, with no {@code notBefore} and the time the node saw the switch).
  */
 public final class ChaosNode {
 
@@ -53,6 +62,8 @@ public final class ChaosNode {
     private final long graceMillis;
     private final MachineIdRange range;
     private final SplittableRandom random;
+    /** The fallback machine ID, or null without one. */
+    private final Long fallback;
     private HikariDataSource dataSource;
 
     private ChaosNode(Map<String, String> options) {
@@ -69,6 +80,7 @@ public final class ChaosNode {
         this.range = new MachineIdRange(Long.parseLong(required(options, "range-min")),
                 Long.parseLong(required(options, "range-max")));
         this.random = new SplittableRandom(Long.parseLong(required(options, "seed")));
+        this.fallback = options.containsKey("fallback") ? Long.valueOf(options.get("fallback")) : null;
     }
 
     public static void main(String[] args) throws Exception {
@@ -124,11 +136,15 @@ public final class ChaosNode {
                 EmbeddedIdService service;
                 try {
                     provider = new RecordingProvider(newProvider());
-                    service = EmbeddedIdService.builder()
+                    EmbeddedIdServiceBuilder builder = EmbeddedIdService.builder()
                             .type(IdType.MIN_GRANULARITY)
                             .machineIdProvider(provider)
-                            .machineIdRange(range)
-                            .build();
+                            .machineIdRange(range);
+                    if (fallback != null) {
+                        builder.machineIdFallback(fallback).machineIdFallbackCheckInterval(Duration.ofMillis(100))
+                                .timestampStoreDirectory(Path.of(required(options, "marks-dir")));
+                    }
+                    service = builder.build();
                 } catch (RuntimeException e) {
                     // build() does not close a provider whose acquire threw: a ZooKeeper one would leak its client.
                     if (provider != null) {
@@ -147,14 +163,20 @@ public final class ChaosNode {
                     pause(backend.equals("db") ? 5 + random.nextInt(30) : 50 + random.nextInt(100));
                     continue;
                 }
-                OptionalLong notBefore = provider.notBefore();
-                log.record(ChaosLog.ACQUIRE, new ChaosLog.Acquisition(slot, ownerSlot, run, attempt, service.machineId(),
+                long machine = service.machineId();
+                // With a fallback, the service may issue under another machine ID than the one its acquire returned
+                // (its fallback, or a block claimed again since): then the provider's mark, time and generation are not
+                // of it, and it is recorded as a switch is.
+                boolean switched = fallback != null && machine != provider.acquiredId;
+                OptionalLong notBefore = switched ? OptionalLong.empty() : provider.notBefore();
+                log.record(ChaosLog.ACQUIRE, new ChaosLog.Acquisition(slot, ownerSlot, run, attempt, machine,
                         notBefore.isPresent() ? notBefore.getAsLong() : ChaosLog.NONE, buildStartedAt,
-                        provider.acquiredAt, provider.generation, System.currentTimeMillis()).fields());
-                System.err.println("attempt " + attempt + ": machine ID " + service.machineId() + " from "
+                        switched ? System.currentTimeMillis() : provider.acquiredAt, switched ? -1 : provider.generation,
+                        System.currentTimeMillis()).fields());
+                System.err.println("attempt " + attempt + ": machine ID " + machine + " from "
                         + service.machineIdSource() + (notBefore.isPresent() ? ", notBefore " + notBefore.getAsLong() : ""));
                 try {
-                    issued = issue(service, log, pacer, issued);
+                    issued = issue(service, log, pacer, issued, new Span(attempt, buildStartedAt, machine));
                 } catch (MachineIdUnavailableException | ClockMovedBackwardsException e) {
                     MachineIdLease lease = service.machineIdLease();
                     long kind = e instanceof ClockMovedBackwardsException ? ChaosLog.LOSS_CLOCK
@@ -183,10 +205,12 @@ public final class ChaosNode {
      * provider keeps renewing by itself and the documented behaviour is to carry on once a renewal succeeds.
      * Closing at the first refusal instead would hide any renewal that lands after a takeover.
      */
-    private long issue(EmbeddedIdService service, ChaosLog.Writer log, Pacer pacer, long issued) throws IOException {
+    private long issue(EmbeddedIdService service, ChaosLog.Writer log, Pacer pacer, long issued, Span span)
+            throws IOException {
         long outageSince = -1;
         // A service that lost its machine ID claims another by itself; the checker orders the holders of one machine
         // ID by their acquisitions, so a node ends its attempt there and acquires anew, as a restarted node would.
+        // With a fallback, the switches are the point: the attempt goes on, in a new span.
         long held = service.machineId();
         while (issued < maxIds) {
             long now = System.currentTimeMillis();
@@ -194,24 +218,33 @@ public final class ChaosNode {
                 return issued;
             }
             try {
-                if (service.machineId() != held) {
+                if (fallback == null && service.machineId() != held) {
                     throw regained(service, held);
                 }
                 // Mostly single IDs, some batches: genIds reserves a run of a unit at once, a path of its own.
                 if (random.nextInt(16) == 0) {
                     long[] ids = service.genIds(2 + random.nextInt(63));
-                    if ((ids[0] & IdLayout.MAX_MACHINE) != held) {
+                    if (fallback != null) {
+                        for (long id : ids) {
+                            span.log(log, id);
+                        }
+                        issued += ids.length;
+                    } else if ((ids[0] & IdLayout.MAX_MACHINE) != held) {
                         // Made under the machine ID claimed after the loss, which this attempt never acquired.
                         throw regained(service, held);
+                    } else {
+                        log.ids(ids);
+                        issued += ids.length;
                     }
-                    log.ids(ids);
-                    issued += ids.length;
                 } else {
                     long id = service.genId();
-                    if ((id & IdLayout.MAX_MACHINE) != held) {
+                    if (fallback != null) {
+                        span.log(log, id);
+                    } else if ((id & IdLayout.MAX_MACHINE) != held) {
                         throw regained(service, held);
+                    } else {
+                        log.id(id);
                     }
-                    log.id(id);
                     issued++;
                 }
             } catch (MachineIdUnavailableException e) {
@@ -237,6 +270,37 @@ public final class ChaosNode {
             pacer.pace(issued);
         }
         return issued;
+    }
+
+    /**
+     * The machine ID a service with a fallback issues under now: an ID under another one starts a new span, an
+     * acquisition record with the same attempt. The checker may order it after another holder only by the service's
+     * build (every claim of the service came after it), and bounds an earlier holder by the time the switch was seen
+     * (no earlier than the first ID under it, so no earlier than the claim): both can only make it compare fewer pairs.
+     */
+    private final class Span {
+        private final int attempt;
+        private final long buildStartedAt;
+        private long machine;
+
+        Span(int attempt, long buildStartedAt, long machine) {
+            this.attempt = attempt;
+            this.buildStartedAt = buildStartedAt;
+            this.machine = machine;
+        }
+
+        void log(ChaosLog.Writer log, long id) throws IOException {
+            long of = id & IdLayout.MAX_MACHINE;
+            if (of != machine) {
+                long now = System.currentTimeMillis();
+                log.record(ChaosLog.ACQUIRE, new ChaosLog.Acquisition(slot, ownerSlot, run, attempt, of, ChaosLog.NONE,
+                        buildStartedAt, now, -1, now).fields());
+                System.err.println("attempt " + attempt + ": switched from machine ID " + machine + " to " + of
+                        + (of == fallback ? " (the fallback)" : " (leased)"));
+                machine = of;
+            }
+            log.id(id);
+        }
     }
 
     private static Regained regained(EmbeddedIdService service, long held) {
@@ -377,6 +441,8 @@ public final class ChaosNode {
         private final MachineIdProvider delegate;
         volatile long acquiredAt = ChaosLog.NONE;
         volatile long generation = -1;
+        /** What the latest acquire returned (-1 before one). Set last: once it is read, the two above are of it. */
+        volatile long acquiredId = -1;
 
         RecordingProvider(MachineIdProvider delegate) {
             this.delegate = delegate;
@@ -389,6 +455,7 @@ public final class ChaosNode {
             if (delegate instanceof DbMachineIdProvider db) {
                 generation = generationOf(db, id);
             }
+            acquiredId = id;
             return id;
         }
 
@@ -429,6 +496,25 @@ public final class ChaosNode {
         @Override
         public OptionalLong notBefore() {
             return delegate.notBefore();
+        }
+
+        // With a fallback, the engine follows the real provider's claims after a loss through these; without one the
+        // harness keeps the wrapper it always ran (a loss ends the attempt).
+        @Override
+        public Optional<MachineIdGrant> grant() {
+            return fallback != null ? delegate.grant() : MachineIdProvider.super.grant();
+        }
+
+        @Override
+        public void onRegain(Runnable listener) {
+            if (fallback != null) {
+                delegate.onRegain(listener);
+            }
+        }
+
+        @Override
+        public Optional<MachineIdLeases> leases() {
+            return fallback != null ? delegate.leases() : MachineIdProvider.super.leases();
         }
 
         @Override

@@ -46,13 +46,21 @@ import java.util.stream.Stream;
  *     --backend=db|zookeeper|redis|both|all [--seconds=60] [--nodes=5] [--machine-ids=3] [--seed=N] \
  *     [--jdbc-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres] [--lease-ms=1500] [--heartbeat-ms=375] \
  *     [--report-ms=150] [--reclaim-ms=1500] [--zk-lease-ms=N] [--rate=20000] [--fault-ms=200-600] \
- *     [--near-lease-stops=0.25] [--redis-server=redis-server] [--max-clock-skew-ms=100] [--work-dir=DIR] [--keep]
+ *     [--near-lease-stops=0.25] [--redis-server=redis-server] [--max-clock-skew-ms=100] [--work-dir=DIR] [--keep] \
+ *     [--fallback]
  * </pre>
  * {@code --backend} is {@code both} (db and zookeeper) by default; {@code all} adds redis, which uses {@code --lease-ms}
  * and {@code --heartbeat-ms} like the table. {@code --zk-lease-ms} sets the ZooKeeper provider's
  * {@code lease}; without it the provider's default applies (30 s, or half of {@code reclaimAfter} if shorter). The files of a failed run (or of any run, with
  * {@code --keep}) stay behind, with {@code events.txt}, the faults in order; {@link ChaosChecker#main} checks
  * them again.
+ *
+ * <p>{@code --fallback}: every node has a fallback machine ID of its own outside the leased range ({@code --machine-ids}
+ * plus its slot; the second processes under another slot's owner get theirs above the nodes'), and a time store of its
+ * slot, and keeps its service across the switches to the fallback and back. The store faults then last long enough
+ * for leases to run out (the table locked for 2 to 3 leases, Redis paused for 1.5 to 3, two of the three ZooKeeper
+ * members down for 1.5 to 3 times {@code reclaimAfter}), so that every node switches; the checker counts the spells
+ * and the IDs under fallbacks, and every ID, leased or not, goes through the duplicate check.
  */
 public final class LeaseChaosHarness {
 
@@ -63,7 +71,7 @@ public final class LeaseChaosHarness {
     record Options(String backend, int seconds, int nodes, int machineIds, long seed, String jdbcUrl, long leaseMillis,
             long heartbeatMillis, long reportMillis, long reclaimMillis, Long zkLeaseMillis, double rate,
             long faultMinMillis, long faultMaxMillis, double nearLeaseStops, Path workDir, boolean keep,
-            String redisServer, long maxClockSkewMillis) {
+            String redisServer, long maxClockSkewMillis, boolean fallback) {
 
         /** The backends a run goes through, in order. */
         List<String> backends() {
@@ -77,7 +85,7 @@ public final class LeaseChaosHarness {
         static Options of(Map<String, String> o) {
             Set<String> known = Set.of("backend", "seconds", "nodes", "machine-ids", "seed", "jdbc-url", "lease-ms",
                     "heartbeat-ms", "report-ms", "reclaim-ms", "zk-lease-ms", "rate", "fault-ms", "near-lease-stops",
-                    "work-dir", "keep", "redis-server", "max-clock-skew-ms");
+                    "work-dir", "keep", "redis-server", "max-clock-skew-ms", "fallback");
             for (String key : o.keySet()) {
                 if (!known.contains(key)) {
                     throw new IllegalArgumentException("unknown option --" + key);
@@ -119,7 +127,7 @@ public final class LeaseChaosHarness {
             long skew = range("max-clock-skew-ms", Long.parseLong(o.getOrDefault("max-clock-skew-ms", "100")), 0, 60_000);
             return new Options(backend, seconds, nodes, machineIds, seed, url, lease, heartbeat, report, reclaim, zkLease,
                     rate, faultMin, faultMax, near, o.containsKey("work-dir") ? Path.of(o.get("work-dir")) : null,
-                    o.containsKey("keep"), o.getOrDefault("redis-server", "redis-server"), skew);
+                    o.containsKey("keep"), o.getOrDefault("redis-server", "redis-server"), skew, o.containsKey("fallback"));
         }
 
         private static int range(String name, int value, int min, int max) {
@@ -175,8 +183,9 @@ public final class LeaseChaosHarness {
         }, "chaos-cleanup"));
 
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "LeaseChaosHarness: backend %s, %d nodes, %d machine IDs, %d s each, seed %d%n",
-                options.backend(), options.nodes(), options.machineIds(), options.seconds(), options.seed());
+        out.printf(Locale.ROOT, "LeaseChaosHarness: backend %s, %d nodes, %d machine IDs, %d s each, seed %d%s%n",
+                options.backend(), options.nodes(), options.machineIds(), options.seconds(), options.seed(),
+                options.fallback() ? ", each node with a fallback machine ID of its own" : "");
         out.printf(Locale.ROOT, "  %s; java %s; %d cores%n", Instant.now(), System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors());
         List<Row> rows = new ArrayList<>();
@@ -198,8 +207,9 @@ public final class LeaseChaosHarness {
         out.println();
         out.println("| backend | nodes | machine IDs | seconds | IDs checked | SIGSTOP (near lease) | SIGKILL + restart"
                 + " | store faults | same-owner starts | acquisitions / takeovers | refusals (same owner)"
+                + (options.fallback() ? " | fallback spells (at start-up) | back to a lease | IDs under fallbacks" : "")
                 + " | duplicates | late IDs |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (options.fallback() ? "---|---|---|" : ""));
         for (Row row : rows) {
             out.println(row.markdown());
         }
@@ -223,7 +233,7 @@ public final class LeaseChaosHarness {
 
     /** One row of the summary table. */
     record Row(String backend, int nodes, int machineIds, int seconds, ChaosChecker.Result result, Map<String, Long> faults,
-            boolean passed) {
+            boolean passed, boolean fallback) {
 
         String markdown() {
             String storeFaults = switch (backend) {
@@ -231,14 +241,18 @@ public final class LeaseChaosHarness {
                         fault("table stall"));
                 case "redis" -> String.format(Locale.ROOT, "%,d restarts (data lost), %,d pauses, %,d connection kills",
                         fault("redis restart"), fault("redis pause"), fault("conn-kill"));
-                default -> String.format(Locale.ROOT, "%,d member restarts", fault("member restart"));
+                default -> String.format(Locale.ROOT, "%,d member restarts", fault("member restart"))
+                        + (fallback ? String.format(Locale.ROOT, ", %,d quorum losses", fault("quorum loss")) : "");
             };
             boolean twins = backend.equals("zookeeper");
-            return String.format(Locale.ROOT, "| %s | %d | %d | %d | %,d | %,d (%,d) | %,d | %s | %s | %,d / %,d | %s | %,d | %,d |",
+            ChaosChecker.Fallbacks f = result.fallbacks();
+            String fallbacks = !fallback ? "" : String.format(Locale.ROOT, " %,d (%,d) | %,d | %,d |", f.spells(),
+                    f.atStart(), f.backToLease(), f.ids());
+            return String.format(Locale.ROOT, "| %s | %d | %d | %d | %,d | %,d (%,d) | %,d | %s | %s | %,d / %,d | %s |%s %,d | %,d |",
                     backend, nodes, machineIds, seconds, result.idsChecked(), fault("stop"), fault("stop near lease"),
                     fault("kill"), storeFaults, !twins ? "-" : String.format(Locale.ROOT, "%,d", fault("same-owner start")),
                     result.acquisitions(), result.takeovers(),
-                    !twins ? "-" : String.format(Locale.ROOT, "%,d", result.sameOwnerRefusals()),
+                    !twins ? "-" : String.format(Locale.ROOT, "%,d", result.sameOwnerRefusals()), fallbacks,
                     result.duplicates(), result.late());
         }
 
@@ -341,7 +355,8 @@ public final class LeaseChaosHarness {
                 stopAll();
                 backend.quiesce();
                 backend.describeEnd(out);
-                result = new ChaosChecker(backend.orderByGeneration()).check(dir, twinSlots());
+                result = new ChaosChecker(backend.orderByGeneration(),
+                        options.fallback() ? options.machineIds() : Long.MAX_VALUE).check(dir, twinSlots());
             }
             stores.remove(backend);
             out.printf(Locale.ROOT, "  faults               %s%n", faultSummary());
@@ -353,7 +368,8 @@ public final class LeaseChaosHarness {
             } else {
                 Files.write(dir.resolve("events.txt"), events);
             }
-            return new Row(backendName, options.nodes(), options.machineIds(), options.seconds(), result, faults, passed);
+            return new Row(backendName, options.nodes(), options.machineIds(), options.seconds(), result, faults, passed,
+                    options.fallback());
         }
 
         private void loop() throws Exception {
@@ -455,6 +471,14 @@ public final class LeaseChaosHarness {
                     "--range-min=0", "--range-max=" + (options.machineIds() - 1), "--seed=" + random.nextLong(),
                     "--grace-ms=" + 2 * backend.handOverMillis(), "--parent-pid=" + ProcessHandle.current().pid(), "--out=" + dir.resolve(name + ".ids")));
             command.addAll(backend.nodeArgs(node.slot, backend.owner(node.ownerSlot)));
+            if (options.fallback()) {
+                // Each process its own fallback, as an operator gives each node its own; a slot's runs share their
+                // slot's, one after another, and its time store (a killed run's restart starts after its mark).
+                long fallback = node.twin() ? options.machineIds() + options.nodes() + (node.slot - TWIN_SLOTS)
+                        : options.machineIds() + node.slot;
+                command.add("--fallback=" + fallback);
+                command.add("--marks-dir=" + dir.resolve("marks-slot-" + node.slot));
+            }
             Path log = dir.resolve(name + ".log");
             node.process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -2,10 +2,8 @@ package io.vesta.machine.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.vesta.EmbeddedIdService;
-import io.vesta.IdType;
+import io.vesta.machine.MachineIdRange;
+import io.vesta.test.lease.FallbackScenario;
 import io.vesta.test.lease.TcpRelay;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -14,34 +12,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fallback machine ID on the Redis named by {@value RedisTestSupport#URL}: a node that cannot reach Redis at
- * start-up issues under its fallback ID, and under a leased one once Redis answers; no ID twice. A key of its own.
+ * The fallback machine ID on the Redis named by {@value RedisTestSupport#URL}, reached through a {@link TcpRelay} the
+ * test cuts: Redis down at start-up, and Redis lost past the lease of a node that held one ({@link FallbackScenario});
+ * no ID twice. A key of its own; a lease of 3 s renewed every second.
  */
 class RedisFallbackTests {
 
-    private RedisURI uri;
-    private RedisClient client;
-    private StatefulRedisConnection<String, String> admin;
-    private String key;
     private RedisTestKey redis;
+    private FallbackScenario scenario;
 
     @TempDir
     Path marks;
 
     @BeforeEach
-    void connect() {
+    void connect() throws Exception {
         redis = RedisTestKey.create("fallback");
-        uri = redis.uri();
-        client = redis.client();
-        admin = redis.admin();
-        key = redis.key();
+        TcpRelay partition = new TcpRelay("127.0.0.1", redis.uri().getPort());
+        redis.closeAfter(partition);
+        RedisClient via = RedisClient.create(RedisTestSupport.uri(partition));
+        via.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+        redis.closeAfter(via::shutdown);
+        scenario = new FallbackScenario(FallbackScenario.Store.behind(partition, () -> RedisMachineIdProvider
+                .builder(via, RedisTestSupport.uri(partition)).key(redis.key()).owner("node-a")
+                .lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build()),
+                new MachineIdRange(0, 1015), 1016, marks);
+        redis.closeAfter(scenario);
     }
 
     @AfterEach
@@ -53,31 +52,13 @@ class RedisFallbackTests {
 
     @Test
     void aNodeThatCannotReachRedisAtStartUpIssuesUnderItsFallbackThenUnderALease() throws Exception {
-        TcpRelay partition = new TcpRelay("127.0.0.1", uri.getPort());
-        redis.closeAfter(partition);
-        partition.cut();
-        RedisClient via = RedisClient.create(RedisTestSupport.uri(partition));
-        via.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
-        redis.closeAfter(via::shutdown);
-        RedisMachineIdProvider provider = RedisMachineIdProvider.builder(via, RedisTestSupport.uri(partition)).key(key)
-                .owner("node-a").lease(Duration.ofSeconds(3)).heartbeat(Duration.ofSeconds(1)).build();
-        EmbeddedIdService service = EmbeddedIdService.builder().type(IdType.MIN_GRANULARITY).machineIdRange(0, 1015)
-                .machineIdProvider(provider).machineIdFallback(1016L)
-                .machineIdFallbackCheckInterval(Duration.ofMillis(100)).timestampStoreDirectory(marks).build();
-        redis.closeAfter(service);
-        assertThat(service.machineId()).isEqualTo(1016);
-        List<Long> ids = new ArrayList<>();
-        Arrays.stream(service.genIds(5_000)).forEach(ids::add);
+        scenario.storeDownAtStartUp();
+        assertThat(redis.admin().sync().hget(redis.key(), "0")).as("the lease in Redis").isNotNull();
+    }
 
-        partition.restore();
-        RedisTestSupport.awaitTrue("a leased machine ID once Redis answers", () -> {
-            Arrays.stream(service.genIds(100)).forEach(ids::add);
-            return !service.onFallback();
-        });
-        Arrays.stream(service.genIds(5_000)).forEach(ids::add);
-        assertThat(service.machineId()).isZero();
-        assertThat(ids).doesNotHaveDuplicates();
-        assertThat(service.fallbackIdsIssued()).isGreaterThanOrEqualTo(5_000);
-        assertThat(admin.sync().hget(key, "0")).as("the lease in Redis").isNotNull();
+    @Test
+    void aNodeThatLosesRedisPastItsLeaseIssuesUnderItsFallbackThenUnderALeaseAgain() throws Exception {
+        scenario.storeLostMidRun();
+        assertThat(redis.admin().sync().hget(redis.key(), "0")).as("the lease in Redis").isNotNull();
     }
 }
