@@ -34,13 +34,16 @@ final class BlockEngine {
     final TimestampStore store;
     /** Whether this is the generator of the fallback block ({@code machine-id.fallback.value}). */
     final boolean fallback;
+    /** When this generator was started, by the service's clock: the start of a spell on the block. */
+    final Instant started;
     /** Set under the service's {@code switching} lock once the service moved on from this block. */
     boolean retired;
 
     BlockEngine(MachineIdGrant grant, MachineIdBlock block, long constantBits, TimeSeqGenerator generator,
-            MachineIdLease lease, TimestampStore store, boolean fallback) {
+            MachineIdLease lease, TimestampStore store, boolean fallback, Instant started) {
         this.grant = grant;
         this.fallback = fallback;
+        this.started = started;
         this.block = block;
         this.blockBits = block.bits();
         this.constantBits = constantBits;
@@ -91,7 +94,8 @@ final class BlockEngine {
                 TimeSeqGenerator generator = TimeSeqGenerator.start(sequencer, timeSource, layout, epoch, backwardWait,
                         layoutMarks, persistStep, block, lease, notBefore, provider.describe());
                 return new BlockEngine(grant, block, layout.constantBits(version, genMethod.code(), block.first()),
-                        generator, lease, own, block.equals(fallback));
+                        generator, lease, own, block.equals(fallback),
+                        Instant.ofEpochMilli(timeSource.currentTimeMillis()));
             } catch (RuntimeException e) {
                 if (own != null) {
                     try {

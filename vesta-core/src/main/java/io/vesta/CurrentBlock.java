@@ -63,6 +63,12 @@ final class CurrentBlock {
         return retiredFallbackIssued + (now.fallback && !now.retired ? now.generator.issued() : 0);
     }
 
+    /** When the service moved to its fallback block, while IDs are issued under it; null otherwise. */
+    Instant onFallbackSince() {
+        BlockEngine now = engine;
+        return now.fallback && !now.retired ? now.started : null;
+    }
+
     /** The counts of the lost blocks' generators and of the current one. */
     GeneratorCounters counters() {
         return retired.plus(engine.generator.counters());

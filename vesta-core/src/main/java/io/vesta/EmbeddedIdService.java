@@ -173,6 +173,14 @@ public final class EmbeddedIdService extends LayoutIdService implements AutoClos
         return current.engine().fallback;
     }
 
+    /**
+     * When this service started issuing under its fallback block, by its clock, while it does; empty when IDs come from
+     * a leased block or there is no fallback.
+     */
+    public Optional<Instant> onFallbackSince() {
+        return Optional.ofNullable(current.onFallbackSince());
+    }
+
     /** How many IDs this service issued under its fallback block, in every spell on it. */
     public long fallbackIdsIssued() {
         return current.fallbackIssued();

@@ -27,6 +27,7 @@ import org.springframework.core.env.StandardEnvironment;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -69,6 +70,7 @@ class MachineIdFallbackTests {
             connection.sync().hset(key, "store", MachineIdConfigurationTests.runId(connection) + "|0");
             relay.cut();
             String url = "redis://127.0.0.1:" + relay.port() + "/" + redis.getDatabase();
+            Instant beforeStart = Instant.now();
             onRedisAt(url).withPropertyValues("vesta.machine-id.embedded-range.max=915",
                     "vesta.machine-id.fallback.value=916", "vesta.machine-id.fallback.check-interval=100ms").run(context -> {
                 assertThat(context).hasNotFailed();
@@ -84,6 +86,8 @@ class MachineIdFallbackTests {
                 assertThat((String) health.getDetails().get("machineIdSource")).startsWith("fallback 916 (vesta.machine-id.fallback.value; redis");
                 assertThat(fallbackDetail(health.getDetails())).containsEntry("first", 916L)
                         .containsEntry("active", true).containsEntry("idsIssued", 2_000L);
+                assertThat((Instant) fallbackDetail(health.getDetails()).get("since")).as("when the spell began")
+                        .isBetween(beforeStart, Instant.now()).isEqualTo(service.onFallbackSince().orElseThrow());
                 assertThat(fallbackDetail(new VestaEndpoint(service, context.getBean(VestaProperties.class)).identity()))
                         .containsEntry("active", true).containsEntry("idsIssued", 2_000L);
                 MeterRegistry registry = new SimpleMeterRegistry();
@@ -101,7 +105,8 @@ class MachineIdFallbackTests {
                 assertThat(ids).doesNotHaveDuplicates();
                 assertThat(registry.get("vesta.machine-id.fallback.active").gauge().value()).isZero();
                 assertThat(fallbackDetail(context.getBean(VestaHealthIndicator.class).health().getDetails()))
-                        .containsEntry("active", false);
+                        .containsEntry("active", false).doesNotContainKey("since");
+                assertThat(service.onFallbackSince()).isEmpty();
                 assertThat(connection.sync().hget(key, "0")).as("the lease in Redis").endsWith("|node-a");
             });
         } finally {

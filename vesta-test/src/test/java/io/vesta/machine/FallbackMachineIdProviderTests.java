@@ -176,19 +176,27 @@ class FallbackMachineIdProviderTests {
         FallbackMachineIdProvider provider = fallbackOf(service);
         assertThat(service.machineId()).isZero();
         List<Long> ids = new ArrayList<>();
+        Instant previousSpell = Instant.MIN;
         for (int round = 0; round < 3; round++) {
             Arrays.stream(service.genIds(1_500)).forEach(ids::add);
+            assertThat(service.onFallbackSince()).isEmpty();
             table.down = true;
             clock.advance(Duration.ofMillis(LEASE + 1)); // past the lease, unrenewed
+            Instant lost = clock.now();
             renewAll();
             // The lost lease refuses, the call is made again whole on the fallback.
             Arrays.stream(service.genIds(1_500)).forEach(ids::add);
             assertThat(service.machineId()).isEqualTo(FALLBACK);
+            Instant spell = service.onFallbackSince().orElseThrow();
+            assertThat(spell).as("each spell on the fallback has its own start").isAfter(previousSpell)
+                    .isBetween(lost, clock.now());
+            previousSpell = spell;
             table.down = false;
             renewAll(); // the store answers again: the lease is held again
             provider.checkNow();
             Arrays.stream(service.genIds(1_500)).forEach(ids::add);
             assertThat(service.machineId()).isZero();
+            assertThat(service.onFallbackSince()).isEmpty();
             // No time passes on the clock: the same block again must start after its own last unit.
             Arrays.stream(service.genIds(10)).forEach(ids::add);
         }

@@ -55,8 +55,8 @@ public class VestaEndpoint {
 
     /**
      * The fallback machine ID ({@code vesta.machine-id.fallback.value}) as the endpoint and the health indicator show
-     * it: its block, whether IDs are issued under it now ({@code active}) and how many were, in
-     * every spell on it ({@code idsIssued}); null without a fallback.
+     * it: its block, whether IDs are issued under it now ({@code active}), since when by the service's clock while they are
+     * ({@code since}), and how many were, in every spell on it ({@code idsIssued}); null without a fallback.
      */
     static Map<String, Object> fallback(EmbeddedIdService service) {
         MachineIdBlock fallback = service.machineIdFallback();
@@ -65,6 +65,7 @@ public class VestaEndpoint {
         }
         Map<String, Object> shown = block(fallback);
         shown.put("active", service.onFallback());
+        service.onFallbackSince().ifPresent(since -> shown.put("since", since));
         shown.put("idsIssued", service.fallbackIdsIssued());
         return shown;
     }
