@@ -168,7 +168,8 @@ class DashboardBrowserTests {
         long id = issue(base);
         assertThat(new IdCodec(IdCodec.DEFAULT_EPOCH).expId(id).machine()).isEqualTo(1016);
         assertThat(get(base, "/actuator/health/readiness")).contains("\"status\":\"UP\"")
-                .contains("\"machineIdFallback\":{\"first\":1016,\"last\":1016,\"size\":1,\"active\":true,\"idsIssued\":1}");
+                .containsPattern("\"machineIdFallback\":\\{\"first\":1016,\"last\":1016,\"size\":1,\"active\":true,"
+                        + "\"since\":\"[0-9T:.-]+Z\",\"idsIssued\":1}");
         assertThat(get(base, "/actuator/prometheus"))
                 .contains("vesta_machine_id_fallback_active{gen_method=\"rest\",machine=\"1016\",type=\"max-peak\"} 1.0")
                 .contains("vesta_machine_id_fallback_active{gen_method=\"central-server\",machine=\"1016\",type=\"max-peak\"} 1.0")
