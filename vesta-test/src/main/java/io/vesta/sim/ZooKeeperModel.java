@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * <ul>
  * <li>A claim reads the nodes and takes, in this order, the owner's own node with a write conditional on the version
  *     it read (its IDs start after the {@code until} it read), else a new sequential node when the sequence is still
- *     inside the range, else a node of another owner that is released or has not been written for
+ *     inside the range (sequence {@code s} holds the {@code s}-th block in the range's order, from the top down for a
+ *     descending range), else a node of another owner that is released or has not been written for
  *     {@code reclaimAfter} by the server's clock (a multi-op: delete at the version read, create for this owner; IDs
  *     start after its {@code until}).</li>
  * <li>A report (renewal) and a release write {@code until} at the version the node last wrote; when the version has
@@ -195,7 +196,9 @@ final class ZooKeeperModel {
                     if (seq >= range.blocks(blockSize)) {
                         return null;
                     }
-                    MachineIdBlock block = new MachineIdBlock(range.blockStart(seq, blockSize), blockSize);
+                    // Sequence s holds the s-th block in the range's order, as the namespace's recorded layout maps it.
+                    long first = range.blockStart(range.blockInOrder(seq, blockSize), blockSize);
+                    MachineIdBlock block = new MachineIdBlock(first, blockSize);
                     String path = owner + "-" + seq;
                     Tenure tenure = sim.checker.begin(block, owner, run.label, now() - Simulation.START, null, until);
                     forever.put(path, new ZNode(path, owner, seq, block.first(), now(), now, until, false, process, 0,

@@ -158,9 +158,10 @@ public abstract class MachineIdLeaseContract {
 
     /**
      * Whether a claim follows the range's {@link MachineIdRange#order() order}: the top whole block first for a
-     * descending (server) range. {@code true} by default; a store that maps its own sequence to blocks from the range
-     * start (ZooKeeper) says {@code false}, and {@link #aDescendingRangeIsHandedOutFromTheTopDown} checks only that its
-     * blocks are distinct and in the range.
+     * descending (server) range. {@code true} by default, ZooKeeper included (a new namespace records the order of
+     * the range it was first used with); a store that maps its own sequence to blocks from the range start whatever
+     * the order says {@code false}, and {@link #aDescendingRangeIsHandedOutFromTheTopDown} checks only that its blocks
+     * are distinct and in the range.
      */
     protected boolean followsRangeOrder() {
         return true;

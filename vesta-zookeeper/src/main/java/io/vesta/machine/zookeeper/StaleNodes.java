@@ -27,10 +27,13 @@ final class StaleNodes {
         this.store = store;
     }
 
+    private static final Comparator<ZooKeeperNode> BY_ID = Comparator.comparingLong(ZooKeeperNode::machineId);
+
     /**
      * Takes a stale node over in one transaction: delete it at the version read, create this owner's with its ID. A
      * report of it in between fails the whole transaction, so an ID passes to exactly one new owner, and the former
-     * holder's next report finds its node gone. The taker starts after the former holder's lease end.
+     * holder's next report finds its node gone. The taker starts after the former holder's lease end. Stale nodes are
+     * tried in the range's order (the highest machine ID first when descending).
      * @return null when no node can be reclaimed
      */
     LeaseClaim<NodeVersion> reclaim(MachineIdRange range, int blockSize, List<ZooKeeperNode> nodes, long serverNow,
@@ -39,7 +42,7 @@ final class StaleNodes {
         List<ZooKeeperNode> stale = nodes.stream()
                 .filter(n -> n.machineId() >= 0 && range.contains(n.machineId()) && !n.owner().equals(store.owner)
                         && (n.released() || serverNow - n.mtime() > store.reclaimAfterMillis))
-                .sorted(Comparator.comparingLong(ZooKeeperNode::machineId)).toList();
+                .sorted(range.order() == MachineIdRange.Order.ASCENDING ? BY_ID : BY_ID.reversed()).toList();
         for (ZooKeeperNode node : stale) {
             long until = now + store.leaseMillis;
             try {

@@ -169,24 +169,32 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
     }
 
     private LeaseClaim<NodeVersion> register(MachineIdRange range, int blockSize) throws Exception {
-        ZooKeeperNode.ensureLayout(client, namespace, namespacePath, foreverPath, range, blockSize);
+        ZooKeeperNode.Layout layout = ZooKeeperNode.ensureLayout(client, namespace, namespacePath, foreverPath, range,
+                blockSize);
+        if (layout.order() != range.order()) {
+            log.log(Level.WARNING, () -> "Namespace '" + namespace + "' was first used before ranges had an order and"
+                    + " hands machine IDs out from its range start " + layout.anchor() + " up; this node's range " + range
+                    + " is " + range.order().name().toLowerCase(java.util.Locale.ROOT) + ", and follows the namespace."
+                    + " A new namespace records this node's order (docs/machine-ids.md, \"Moving the range boundary\")");
+        }
         live.claim(leaseMillis, reportMillis);
         try {
-            return registerLive(range, blockSize);
+            return registerLive(layout, range, blockSize);
         } catch (Exception | Error e) {
             live.release(); // refused or failed: the owner is free for the next attempt at once
             throw e;
         }
     }
 
-    private LeaseClaim<NodeVersion> registerLive(MachineIdRange range, int blockSize) throws Exception {
+    private LeaseClaim<NodeVersion> registerLive(ZooKeeperNode.Layout layout, MachineIdRange range, int blockSize)
+            throws Exception {
         for (int attempt = 0; attempt < 16; attempt++) {
             // A write's mtime is the ZooKeeper leader's clock: a reference for how long ago others reported
             // that does not depend on this node's clock, which is what is being checked.
             long serverNow = client.setData().forPath(foreverPath, ZooKeeperNode.EMPTY).getMtime();
             long now = timeSource.currentTimeMillis();
             long until = now + leaseMillis;
-            List<ZooKeeperNode> nodes = ZooKeeperNode.readAll(client, foreverPath, range, blockSize, holdMillis);
+            List<ZooKeeperNode> nodes = ZooKeeperNode.readAll(client, foreverPath, layout, range, holdMillis);
             ZooKeeperNode own = nodes.stream().filter(n -> n.owner().equals(owner) && n.machineId() >= 0)
                     .min(Comparator.comparingLong(ZooKeeperNode::sequence)).orElse(null);
             lastTime = now;
@@ -214,8 +222,8 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
             String path = client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(foreverPath + "/" + owner + "-", ZooKeeperNode.encode(-1, now, now, false, process));
             long sequence = Long.parseLong(path.substring(path.length() - 10));
-            if (sequence < range.blocks(blockSize)) {
-                long id = range.blockStart(sequence, blockSize);
+            long id = layout.firstOf(sequence, range);
+            if (id >= 0) {
                 Stat stat = client.setData().withVersion(0).forPath(path,
                         ZooKeeperNode.encode(id, now, until, false, process));
                 return new LeaseClaim<>(new MachineIdBlock(id, blockSize), until, null, null,

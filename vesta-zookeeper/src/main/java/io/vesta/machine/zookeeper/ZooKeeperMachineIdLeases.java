@@ -1,6 +1,5 @@
 package io.vesta.machine.zookeeper;
 
-import io.vesta.layout.IdLayout;
 import io.vesta.machine.LeaseChangeRefusedException;
 import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
@@ -137,9 +136,9 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
     }
 
     /**
-     * The namespace's nodes, by the range start and block size it records; none before a node registered. A node
-     * created a moment ago, whose ID is not written yet, is taken to hold its sequence's block from the range start up
-     * to the last machine ID (the range end is the registering node's; one past it deletes its node at once).
+     * The namespace's nodes, by the layout it records; none before a node registered. A node created a moment ago,
+     * whose ID is not written yet, is taken to hold its sequence's block by that layout, anywhere it can reach (the
+     * range end is the registering node's; one past it deletes its node at once).
      */
     private Nodes nodes() throws Exception {
         store.connect();
@@ -147,9 +146,8 @@ final class ZooKeeperMachineIdLeases implements MachineIdLeases {
         if (layout == null) {
             return new Nodes(List.of(), 1);
         }
-        MachineIdRange recorded = new MachineIdRange(layout.rangeStart(), IdLayout.MAX_MACHINE);
         try {
-            return new Nodes(ZooKeeperNode.readAll(store.client, store.foreverPath, recorded, layout.blockSize(),
+            return new Nodes(ZooKeeperNode.readAll(store.client, store.foreverPath, layout, layout.reach(),
                     store.holdMillis), layout.blockSize());
         } catch (KeeperException.NoNodeException e) {
             return new Nodes(List.of(), layout.blockSize()); // recorded, and no owner's node yet

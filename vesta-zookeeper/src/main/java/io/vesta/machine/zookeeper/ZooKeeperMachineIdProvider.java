@@ -18,17 +18,17 @@ import java.util.regex.Pattern;
 /**
  * Machine IDs from ZooKeeper, the way Meituan's Leaf-snowflake assigns them: each owner (a stable name such as
  * {@code ip:port}) has a persistent sequential node {@code /vesta/{namespace}/forever/{owner}-0000000007} whose
- * sequence, offset by the range start, is its machine ID for good (with blocks, {@link #acquire(MachineIdRange, int)},
- * sequence {@code n} holds the range's aligned block {@code n}); a restart finds the node by the owner's name and gets
- * the same ID. Ships in vesta-zookeeper, which brings Curator.
+ * sequence, counted from the range start up or, for a descending (server) range, from the top down, is its machine ID
+ * for good (with blocks, {@link #acquire(MachineIdRange, int)}, sequence {@code n} holds the range's aligned block
+ * {@link MachineIdRange#blockInOrder offered n-th}); a restart finds the node by the owner's name and gets the same ID. Ships in vesta-zookeeper, which brings Curator.
  *
  * <p>Every {@code reportInterval} (3 s) the node writes its time and lease end ({@code until}) into its node with a
  * write conditional on the node's version, and issues only before the {@code until} of its last successful report.
  * Whoever takes the node over (the same owner restarting, a reclaim once the sequence has passed the range's end and
  * the node went {@code reclaimAfter} without a report, or after an operator's end) writes the same way and starts
  * after the {@code until} it read ({@link #notBefore()}), past every ID the former holder could issue. Beside that: an
- * ephemeral live node refuses a second live process under one owner, the namespace node records the range start and
- * block size, a start refuses a clock behind its own last report or more than {@code maxClockDifference} from the
+ * ephemeral live node refuses a second live process under one owner, the namespace node records the mapping (range start
+ * or top block, order, block size) and refuses a node whose range maps otherwise, a start refuses a clock behind its own last report or more than {@code maxClockDifference} from the
  * other live nodes', and a local cache file lets a node restart while ZooKeeper is down. docs/machine-ids.md
  * ("ZooKeeper") gives the whole argument. The lease itself (reports, losing the ID and registering again, the bounded
  * close) is the shared {@link LeasedMachineIdProvider}'s; the nodes are {@link ZooKeeperLeaseBackend}'s.

@@ -18,8 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * an owner's node is its own after it closed and after its lease ran out (Leaf-style: a restart gets the same ID
  * back), until it went {@code reclaimAfter} without a report by the ZooKeeper leader's clock or an operator ended its
  * lease ({@link #blocksStayWithTheirOwner()}); a namespace has one range and block size
- * ({@link #mixesRangesAndBlockSizes()}) whose blocks go to sequences from the range start up, whatever the range's order
- * ({@link #followsRangeOrder()}); and the start-up clock check measures how long ago the others reported by
+ * ({@link #mixesRangesAndBlockSizes()}), whose blocks go to sequences in the order of the range it was first used with
+ * (it records that too); and the start-up clock check measures how long ago the others reported by
  * the leader's clock too, which the contract's manual clocks do not move ({@link #MAX_CLOCK_DIFFERENCE}).
  */
 class ZooKeeperLeaseContractTests extends MachineIdLeaseContract {
@@ -97,18 +97,12 @@ class ZooKeeperLeaseContractTests extends MachineIdLeaseContract {
         return true;
     }
 
-    /** {@code false}: a namespace records one range start and block size, and refuses a node with another. */
-    @Override
-    protected boolean mixesRangesAndBlockSizes() {
-        return false;
-    }
-
     /**
-     * {@code false}: sequence {@code s} holds block {@code s} from the range start, whatever the range's order; the
-     * namespace records that start, so a boundary move needs a new namespace (docs/machine-ids.md).
+     * {@code false}: a namespace records one layout (range start or top block, order, block size), and refuses a node
+     * with another.
      */
     @Override
-    protected boolean followsRangeOrder() {
+    protected boolean mixesRangesAndBlockSizes() {
         return false;
     }
 

@@ -13,9 +13,13 @@ import io.vesta.InvalidSettingException;
 import io.vesta.test.Await;
 import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -49,6 +53,7 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 class ZooKeeperMachineIdProviderTests {
@@ -815,8 +820,9 @@ class ZooKeeperMachineIdProviderTests {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> provider("10.0.0.2:8080", TimeSource.system()).acquire(MachineIdRange.SERVER))
                 .withMessage("namespace '" + namespace + "' assigns machine IDs as rangeStart=0 (recorded in /vesta/"
-                        + namespace + "), but this node's range is 924-1023 with block size 1; give each range and block size"
-                        + " a namespace of its own");
+                        + namespace + "), but this node's range is 924-1023 descending with block size 1, which differs in"
+                        + " the range start (min): recorded 0, configured 924; give each range, order and block size a"
+                        + " namespace of its own");
     }
 
     @Test
@@ -826,8 +832,81 @@ class ZooKeeperMachineIdProviderTests {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> provider("10.0.0.2:8080", TimeSource.system()).acquire(MachineIdRange.EMBEDDED))
                 .withMessage("namespace '" + namespace + "' assigns machine IDs as rangeStart=0 blockSize=8 (recorded in"
-                        + " /vesta/" + namespace + "), but this node's range is 0-923 with block size 1; give each range and"
-                        + " block size a namespace of its own");
+                        + " /vesta/" + namespace + "), but this node's range is 0-923 ascending with block size 1, which"
+                        + " differs in the block size: recorded 8, configured 1; give each range, order and block size a"
+                        + " namespace of its own");
+    }
+
+    /**
+     * A namespace first used by a server records its descending order, and a node whose range counts up is refused
+     * there though its bounds are the same: the two would map sequences to machine IDs from opposite ends.
+     */
+    @Test
+    void aNamespaceKeepsTheOrderItWasFirstUsedWith() {
+        assertThat(provider("10.0.0.1:8080", TimeSource.system()).acquire(MachineIdRange.SERVER, 4)).isEqualTo(1020);
+
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> provider("10.0.0.2:8080", TimeSource.system())
+                        .acquire(MachineIdRange.SERVER.inOrder(MachineIdRange.Order.ASCENDING), 4))
+                .withMessage("namespace '" + namespace + "' assigns machine IDs as order=descending topBlockStart=1020"
+                        + " blockSize=4 (recorded in /vesta/" + namespace + "), but this node's range is 924-1023 ascending"
+                        + " with block size 4, which differs in the range's order: recorded descending (from the top"
+                        + " whole block down), configured ascending (from the range start up); give each range, order"
+                        + " and block size a namespace of its own");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> provider("10.0.0.3:8080", TimeSource.system())
+                        .acquire(new MachineIdRange(920, 1019, MachineIdRange.Order.DESCENDING), 4))
+                .withMessageContaining("differs in the first machine ID of the range's top whole block (from its max, and"
+                        + " its min, from which blocks are aligned): recorded 1020, configured 1016;");
+        // A lower min with the same top block maps every sequence to the same block: it may share the namespace.
+        assertThat(provider("10.0.0.4:8080", TimeSource.system())
+                .acquire(new MachineIdRange(900, 1023, MachineIdRange.Order.DESCENDING), 4)).isEqualTo(1016);
+    }
+
+    /**
+     * Servers in a new namespace get machine IDs from the top down, 1023, 1022, ...; a node created a moment ago whose
+     * machine ID is not written yet is listed by the lease admin as holding its sequence's block from the top too, and a
+     * registration past the bottom of the range is refused.
+     */
+    @Test
+    void serversTakeMachineIdsFromTheTopDownAndTheAdminMapsSequencesTheSameWay() throws Exception {
+        MachineIdRange range = new MachineIdRange(1020, 1023, MachineIdRange.Order.DESCENDING);
+        assertThat(provider("10.0.0.1:8080", TimeSource.system()).acquire(range)).isEqualTo(1023);
+        assertThat(provider("10.0.0.2:8080", TimeSource.system()).acquire(range)).isEqualTo(1022);
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                new RetryOneTime(100))) {
+            client.start();
+            client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath("/vesta/" + namespace
+                    + "/forever/registering-", ZooKeeperNode.encode(-1, 0, 0, false, "1@host"));
+        }
+        MachineIdLeases admin = provider("operator", TimeSource.system()).leases().orElseThrow();
+        assertThat(admin.list(range)).extracting(MachineIdLeaseInfo::machineId, MachineIdLeaseInfo::owner)
+                .containsExactly(tuple(1020L, null), tuple(1021L, "registering"), tuple(1022L, "10.0.0.2:8080"),
+                        tuple(1023L, "10.0.0.1:8080"));
+        assertThat(provider("10.0.0.4:8080", TimeSource.system()).acquire(range)).isEqualTo(1020);
+        assertThatThrownBy(() -> provider("10.0.0.5:8080", TimeSource.system()).acquire(range))
+                .isInstanceOf(MachineIdUnavailableException.class)
+                .hasMessageContaining("No machine ID is free in range 1020-1023");
+    }
+
+    /**
+     * A namespace recorded before ranges had an order ({@code rangeStart} alone) is ascending, and a server, whose
+     * range is now descending, keeps counting up in it from its range start, as every node of it did: the namespace
+     * keeps its recorded order.
+     */
+    @Test
+    void aNamespaceRecordedBeforeOrdersKeepsCountingUpForServers() throws Exception {
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                new RetryOneTime(100))) {
+            client.start();
+            client.create().creatingParentsIfNeeded().forPath("/vesta/" + namespace,
+                    "rangeStart=924\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        assertThat(provider("10.0.0.1:8080", TimeSource.system()).acquire(MachineIdRange.SERVER)).isEqualTo(924);
+        assertThat(provider("10.0.0.2:8080", TimeSource.system()).acquire(MachineIdRange.SERVER)).isEqualTo(925);
+        assertThat(provider("operator", TimeSource.system()).leases().orElseThrow().list(MachineIdRange.SERVER)
+                .subList(0, 3)).extracting(MachineIdLeaseInfo::owner).containsExactly("10.0.0.1:8080", "10.0.0.2:8080",
+                        null);
     }
 
     /**
@@ -896,7 +975,7 @@ class ZooKeeperMachineIdProviderTests {
             ZooKeeperMachineIdProvider first = provider(own.getConnectString(), "10.0.0.1:8080");
             EmbeddedIdService a = EmbeddedIdService.builder().genMethod(io.vesta.GenMethod.REST).machineIdProvider(first)
                     .machineIdBlockSize(8).build();
-            assertThat(a.machineIdBlock()).hasToString("932-939");
+            assertThat(a.machineIdBlock()).hasToString("1004-1011");
             long last = a.genIds(20_000)[19_999];
             a.close();
 
@@ -904,7 +983,7 @@ class ZooKeeperMachineIdProviderTests {
             EmbeddedIdService again = EmbeddedIdService.builder().genMethod(io.vesta.GenMethod.REST)
                     .machineIdProvider(restarted).machineIdBlockSize(8).build();
             toClose.add(again);
-            assertThat(again.machineIdBlock()).hasToString("932-939");
+            assertThat(again.machineIdBlock()).hasToString("1004-1011");
             assertThat(again.genId()).isGreaterThan(last);
             again.close();
             own.stop();
@@ -913,10 +992,10 @@ class ZooKeeperMachineIdProviderTests {
             ZooKeeperMachineIdProvider smaller = provider(own.getConnectString(), "10.0.0.1:8080");
             assertThatThrownBy(() -> smaller.acquire(MachineIdRange.SERVER, 4))
                     .isInstanceOf(MachineIdUnavailableException.class)
-                    .hasMessageContaining("the machine ID 932 cached in " + dir.resolve("10.0.0.1:8080.machine-id")
+                    .hasMessageContaining("the machine ID 1004 cached in " + dir.resolve("10.0.0.1:8080.machine-id")
                             + " starts a block of 8, not of 4");
             ZooKeeperMachineIdProvider same = provider(own.getConnectString(), "10.0.0.1:8080");
-            assertThat(same.acquire(MachineIdRange.SERVER, 8)).isEqualTo(932);
+            assertThat(same.acquire(MachineIdRange.SERVER, 8)).isEqualTo(1004);
             closeAll();
         }
     }
