@@ -43,8 +43,9 @@ class ZooKeeperServerTests {
 
             assertThat(readiness).contains("\"status\":\"UP\"").contains("\"machineIdSource\":\"zookeeper (/vesta/" + namespace);
             assertThat(leases).contains("\"store\":\"zookeeper /vesta/" + namespace + "/forever\"")
-                    .contains("{\"machineId\":924,\"state\":\"live\",\"live\":true,\"self\":true,\"owner\":\"zk-server-test\"")
-                    .contains("{\"machineId\":925,\"state\":\"free\"");
+                    // A server counts down from the top of its range in a namespace it created.
+                    .contains("{\"machineId\":1023,\"state\":\"live\",\"live\":true,\"self\":true,\"owner\":\"zk-server-test\"")
+                    .contains("{\"machineId\":1022,\"state\":\"free\"");
         }
     }
 }

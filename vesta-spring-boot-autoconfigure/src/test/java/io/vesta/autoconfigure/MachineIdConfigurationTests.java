@@ -127,8 +127,9 @@ class MachineIdConfigurationTests {
                     "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
                     "vesta.gen-method=rest").run(context -> {
                         EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
-                        assertThat(service.machineId()).isEqualTo(924);
-                        assertThat(service.expId(service.genId()).machine()).isEqualTo(924);
+                        // A REST server in a namespace it created: the top of the server range, counting down.
+                        assertThat(service.machineId()).isEqualTo(1023);
+                        assertThat(service.expId(service.genId()).machine()).isEqualTo(1023);
                         assertThat(((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class))
                                 .leaseDuration()).isEqualTo(Duration.ofSeconds(30));
                     });
@@ -153,7 +154,7 @@ class MachineIdConfigurationTests {
                     "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
                     "vesta.gen-method=rest").run(context -> {
                         assertThat(context).hasNotFailed();
-                        assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(924);
+                        assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(1023);
                         node[0] = ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class)).nodePath();
                         assertThat(application.checkExists().forPath(node[0])).isNotNull();
                     });
