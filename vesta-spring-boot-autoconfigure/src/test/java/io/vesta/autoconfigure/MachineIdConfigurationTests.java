@@ -125,7 +125,8 @@ class MachineIdConfigurationTests {
                     "vesta.machine-id.zookeeper.connect-string=" + zookeeper.getConnectString(),
                     "vesta.machine-id.zookeeper.namespace=" + table, "vesta.machine-id.zookeeper.owner=127.0.0.1:8080",
                     "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
-                    "vesta.gen-method=rest").run(context -> {
+                    // Marks of its own: 1023's in the shared default directory may be held by another test's context.
+                    "vesta.time-store.directory=" + dir.resolve("marks"), "vesta.gen-method=rest").run(context -> {
                         EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
                         // A REST server in a namespace it created: the top of the server range, counting down.
                         assertThat(service.machineId()).isEqualTo(1023);
@@ -152,7 +153,7 @@ class MachineIdConfigurationTests {
             applicationCurator(application).withPropertyValues("vesta.machine-id.strategy=zookeeper",
                     "vesta.machine-id.zookeeper.namespace=" + table, "vesta.machine-id.zookeeper.owner=127.0.0.1:8080",
                     "vesta.machine-id.zookeeper.cache-file=" + dir.resolve("machine-id"),
-                    "vesta.gen-method=rest").run(context -> {
+                    "vesta.time-store.directory=" + dir.resolve("marks"), "vesta.gen-method=rest").run(context -> {
                         assertThat(context).hasNotFailed();
                         assertThat(context.getBean(EmbeddedIdService.class).machineId()).isEqualTo(1023);
                         node[0] = ((ZooKeeperMachineIdProvider) context.getBean(MachineIdProvider.class)).nodePath();
