@@ -4,6 +4,7 @@ import io.vesta.GenMethod;
 import io.vesta.InvalidSettingException;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -78,5 +79,19 @@ class MachineIdAssignmentFallbackTests {
         assertThatThrownBy(() -> check(1017, 8, GenMethod.REST)).hasMessageStartingWith(
                 "vesta.machine-id.fallback.value=1017 does not start a block of 8 aligned from 0"
                 + " (vesta.machine-id.block-size 8)").hasMessageContaining(": 1016, in steps of 8");
+    }
+
+    @Test
+    void theGeneratorsOwnMessageListsTheBlockStartsOutsideItsOneRange() {
+        assertThat(MachineIdAssignment.fallbackAllowed(new MachineIdRange(924, 1015), "vesta.machine-id.server-range", 8,
+                "vesta.")).isEqualTo("the first machine ID of a block of 8 aligned from 0 (vesta.machine-id.block-size)"
+                        + " in [0, 1023] outside [924, 1015] (vesta.machine-id.server-range): 0-912 or 1016, in steps of 8,"
+                        + " and each node's own");
+        assertThat(MachineIdAssignment.fallbackAllowed(new MachineIdRange(0, 923), "vesta.machine-id.embedded-range", 1,
+                "vesta.")).isEqualTo("a machine ID in [0, 1023] outside [0, 923] (vesta.machine-id.embedded-range):"
+                        + " 924-1023, and each node's own");
+        assertThat(MachineIdAssignment.fallbackAllowed(new MachineIdRange(0, 1023), "vesta.machine-id.embedded-range", 1,
+                "vesta.")).isEqualTo("a machine ID in [0, 1023] outside [0, 1023] (vesta.machine-id.embedded-range):"
+                        + " none, the range takes every machine ID; narrow it to leave room, and each node's own");
     }
 }
