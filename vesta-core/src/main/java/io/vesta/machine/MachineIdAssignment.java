@@ -6,6 +6,7 @@ import io.vesta.layout.IdLayout;
 import io.vesta.time.TimeSource;
 
 import java.time.Duration;
+import java.util.Arrays;
 
 import static io.vesta.SettingNames.kebab;
 
@@ -103,24 +104,36 @@ public final class MachineIdAssignment {
      * from 0 in [0, 1023] outside [924, 1015] (vesta.machine-id.server-range): 1016"}.
      */
     public static String fallbackAllowed(MachineIdRange range, String rangeSetting, int blockSize, String settingPrefix) {
+        return allowedOutside(settingPrefix, blockSize, "[" + range.min() + ", " + range.max() + "] (" + rangeSetting
+                + ")", "the range takes every machine ID; narrow it to leave room", range);
+    }
+
+    /**
+     * What a fallback may be: {@code outside} in words, then the aligned block starts in [0, 1023] that no range of
+     * {@code taken} touches, as runs ({@code "0-915 or 1016-1023, in steps of 4"}), or {@code none} when there are none.
+     */
+    private static String allowedOutside(String settingPrefix, int blockSize, String outside, String none,
+            MachineIdRange... taken) {
         StringBuilder free = new StringBuilder();
-        long lastBelow = range.min() - blockSize;
-        lastBelow = lastBelow < 0 ? -1 : lastBelow - lastBelow % blockSize;
-        if (lastBelow >= 0) {
-            free.append(lastBelow == 0 ? "0" : "0-" + lastBelow);
+        long runStart = -1;
+        // One step past the space, so that a run reaching 1023 is written too.
+        for (long start = 0; start <= IdLayout.MAX_MACHINE + 1; start += blockSize) {
+            long first = start;
+            boolean outsideAll = start + blockSize - 1 <= IdLayout.MAX_MACHINE
+                    && Arrays.stream(taken).noneMatch(range -> overlaps(first, blockSize, range));
+            if (outsideAll && runStart < 0) {
+                runStart = start;
+            } else if (!outsideAll && runStart >= 0) {
+                long last = start - blockSize;
+                free.append(free.length() == 0 ? "" : " or ").append(runStart == last ? Long.toString(last)
+                        : runStart + "-" + last);
+                runStart = -1;
+            }
         }
-        long firstAbove = (range.max() / blockSize + 1) * blockSize;
-        if (firstAbove + blockSize - 1 <= IdLayout.MAX_MACHINE) {
-            long lastAbove = IdLayout.MAX_MACHINE + 1 - blockSize;
-            free.append(free.length() == 0 ? "" : " or ").append(firstAbove == lastAbove ? Long.toString(firstAbove)
-                    : firstAbove + "-" + lastAbove);
-        }
-        String where = (blockSize == 1 ? "a machine ID" : "the first machine ID of a block of " + blockSize
+        return (blockSize == 1 ? "a machine ID" : "the first machine ID of a block of " + blockSize
                 + " aligned from 0 (" + settingPrefix + "machine-id.block-size)") + " in [0, " + IdLayout.MAX_MACHINE
-                + "] outside [" + range.min() + ", " + range.max() + "] (" + rangeSetting + ")";
-        return where + (free.length() == 0 ? ": none, the range takes every machine ID; narrow it to leave room"
-                : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize))
-                + ", and each node's own";
+                + "] outside " + outside + (free.length() == 0 ? ": none, " + none
+                : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize)) + ", and each node's own";
     }
 
     /**
@@ -154,27 +167,9 @@ public final class MachineIdAssignment {
         if (problem == null) {
             return;
         }
-        StringBuilder free = new StringBuilder();
-        long runStart = -1;
-        // One step past the space, so that a run reaching 1023 is written too.
-        for (long start = 0; start <= IdLayout.MAX_MACHINE + 1; start += blockSize) {
-            boolean outside = start + blockSize - 1 <= IdLayout.MAX_MACHINE && !overlaps(start, blockSize, own)
-                    && !overlaps(start, blockSize, other);
-            if (outside && runStart < 0) {
-                runStart = start;
-            } else if (!outside && runStart >= 0) {
-                long last = start - blockSize;
-                free.append(free.length() == 0 ? "" : " or ").append(runStart == last ? Long.toString(last)
-                        : runStart + "-" + last);
-                runStart = -1;
-            }
-        }
-        String allowed = (blockSize == 1 ? "a machine ID" : "the first machine ID of a block of " + blockSize
-                + " aligned from 0 (" + settingPrefix + "machine-id.block-size)") + " in [0, " + IdLayout.MAX_MACHINE
-                + "] outside both [" + own.min() + ", " + own.max() + "] (" + ownSetting + ") and [" + other.min() + ", "
-                + other.max() + "] (" + otherSetting + ")" + (free.length() == 0
-                ? ": none, the ranges take every machine ID; narrow one to leave room"
-                : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize)) + ", and each node's own";
+        String allowed = allowedOutside(settingPrefix, blockSize, "both [" + own.min() + ", " + own.max() + "] ("
+                + ownSetting + ") and [" + other.min() + ", " + other.max() + "] (" + otherSetting + ")",
+                "the ranges take every machine ID; narrow one to leave room", own, other);
         throw new InvalidSettingException(settingPrefix + FALLBACK_SETTING, first, allowed, problem);
     }
 
