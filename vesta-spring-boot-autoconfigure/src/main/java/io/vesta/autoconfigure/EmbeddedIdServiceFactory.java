@@ -89,7 +89,7 @@ public final class EmbeddedIdServiceFactory {
         }
         if (provider.leases().isEmpty()) {
             throw new InvalidSettingException("vesta." + MachineIdAssignment.FALLBACK_SETTING, first, "unset, or set"
-                    + " with vesta.machine-id.strategy db, redis or zookeeper", "is used only with a machine ID leased"
+                    + " with vesta.machine-id.strategy db, redis, zookeeper or etcd", "is used only with a machine ID leased"
                     + " from a store: the machine ID of " + provider.describe() + " is never unavailable");
         }
         boolean embedded = genMethod == GenMethod.EMBEDDED;
