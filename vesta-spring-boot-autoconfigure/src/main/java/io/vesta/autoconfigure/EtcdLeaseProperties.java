@@ -23,16 +23,16 @@ public class EtcdLeaseProperties extends LeaseProperties {
     /** How often the lease is renewed; at most a third of the lease. Defaults to 5s. */
     private Duration heartbeat;
 
-    /** How far apart the clocks of the nodes sharing the prefix may be; a claim of a key another node held waits this beyond that node's lease. Defaults to 1s. */
+    /** How far apart the clocks of the nodes sharing the prefix may be: a lease's end is written by its holder's clock and read by the others'. After etcd was restored from a snapshot (a new cluster ID), a claim waits the lease plus this before its first ID. 0 to 1m. Defaults to 1s. */
     private Duration maxClockSkew;
 
-    /** How long to wait for etcd when connecting. Defaults to 5s. */
+    /** How long the client Vesta makes for endpoints waits for etcd when connecting. 100ms to 1m. Defaults to 5s. */
     private Duration connectTimeout;
 
-    /** User name for etcd's authentication, with password. Unset: no authentication. */
+    /** User of etcd's authentication, set together with password; its role needs read and write on the prefix. Unset: no authentication. */
     private String user;
 
-    /** Password of the etcd user. */
+    /** Password of the etcd user, set together with user. */
     private String password;
 
     /** Authority (host name) to present to etcd in place of the endpoint's, for TLS with certificates issued to another name. */

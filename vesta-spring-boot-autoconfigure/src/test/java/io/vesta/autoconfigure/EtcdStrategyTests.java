@@ -19,6 +19,7 @@ import io.vesta.test.Await;
 import io.vesta.test.TestVariables;
 import io.vesta.test.lease.TcpRelay;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -60,6 +61,17 @@ class EtcdStrategyTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(VestaAutoConfiguration.class,
                     VestaHealthContributorAutoConfiguration.class, VestaMetricsAutoConfiguration.class));
+
+    /**
+     * The prefix as a running fleet leaves it: claimed on this cluster before, settled long ago. A prefix without that
+     * mark may be one restored from a snapshot, and its first claim would wait a lease for leases that might be lost.
+     */
+    @BeforeEach
+    void markThePrefix() throws Exception {
+        String cluster = Long.toHexString(etcd.getKVClient().get(bytes(prefix)).get(10, TimeUnit.SECONDS).getHeader()
+                .getClusterId());
+        etcd.getKVClient().put(bytes(prefix + "store"), bytes(cluster + "|0")).get(10, TimeUnit.SECONDS);
+    }
 
     @AfterEach
     void removeThePrefix() throws Exception {
