@@ -27,6 +27,9 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
 
     private static final System.Logger LOG = System.getLogger(EtcdMachineIdProvider.class.getName());
 
+    /** How often an operator's end reads again after the holder renewed in between. */
+    private static final int END_ATTEMPTS = 5;
+
     private final EtcdLeaseStore store;
     private final long maxClockSkewMillis;
 
@@ -191,19 +194,28 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
     /**
      * One transaction: every live key with {@code entry}'s token gets expiry now, the next generation and a new token,
      * compared on the mod revisions read, so that its holder's next renewal matches nothing; owner and high water stay.
+     * A renewal of the holder in between (same token, a new revision) is read again, a few times.
      */
     @Override
     protected long end(Entry entry, long now) throws Exception {
-        List<Entry> read = new ArrayList<>();
-        List<Entry> written = new ArrayList<>();
         String token = UUID.randomUUID().toString();
-        for (Entry e : store.read().entries().values()) {
-            if (e.token().equals(entry.token()) && e.leaseExpiry() > now) {
-                read.add(e);
-                written.add(new Entry(e.machineId(), e.generation() + 1, now, e.highWater(), token, e.owner(), 0));
+        for (int attempt = 0; attempt < END_ATTEMPTS; attempt++) {
+            List<Entry> read = new ArrayList<>();
+            List<Entry> written = new ArrayList<>();
+            for (Entry e : store.read().entries().values()) {
+                if (e.token().equals(entry.token()) && e.leaseExpiry() > now) {
+                    read.add(e);
+                    written.add(new Entry(e.machineId(), e.generation() + 1, now, e.highWater(), token, e.owner(), 0));
+                }
+            }
+            if (read.isEmpty()) {
+                return 0;
+            }
+            if (store.rewrite(read, written).succeeded()) {
+                return read.size();
             }
         }
-        return read.isEmpty() || !store.rewrite(read, written).succeeded() ? 0 : read.size();
+        return 0;
     }
 
     /** The command timeout, twice (a write and its recovery), plus the second close() may wait for the store. */

@@ -1,6 +1,8 @@
 package io.vesta.machine.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
@@ -25,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * The etcd side of the leases: under the prefix one key per machine ID ({@link Entry}) and the key {@code store} with
@@ -78,20 +81,39 @@ class EtcdLeaseStore implements AutoCloseable {
         return String.format("%04d", machineId);
     }
 
-    private <T> T await(CompletableFuture<T> future, String what) throws Exception {
-        try {
-            return future.get(commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            future.cancel(true);
-            throw new TimeoutException("etcd did not answer " + what + " within " + commandTimeout.toMillis() + " ms");
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
+    /**
+     * The answer to {@code request}, sent once more while the command timeout lasts if its connection broke before an
+     * answer (a member restarting, a connection reset): safe for a transaction too, since a repeat of one that landed
+     * fails its compares, which the caller tells from a write of another.
+     */
+    private <T> T await(Supplier<CompletableFuture<T>> request, String what) throws Exception {
+        long deadline = System.nanoTime() + commandTimeout.toNanos();
+        while (true) {
+            CompletableFuture<T> future = request.get();
+            try {
+                return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                future.cancel(true);
+                throw new TimeoutException("etcd did not answer " + what + " within " + commandTimeout.toMillis()
+                        + " ms");
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (!(cause instanceof StatusRuntimeException status && broken(status.getStatus().getCode()))
+                        || deadline - System.nanoTime() <= 0) {
+                    throw cause instanceof Exception exception ? exception : e;
+                }
+            }
         }
+    }
+
+    /** Whether a request failed because its connection did, so that etcd never answered it. */
+    private static boolean broken(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.UNKNOWN;
     }
 
     /** Every key under the prefix, the store mark apart, in one linearizable read; the header's cluster ID. */
     Snapshot read() throws Exception {
-        GetResponse response = await(client.getKVClient().get(key(""), GetOption.builder().isPrefix(true).build()),
+        GetResponse response = await(() -> client.getKVClient().get(key(""), GetOption.builder().isPrefix(true).build()),
                 "a read of " + describe());
         NavigableMap<Long, Entry> entries = new TreeMap<>();
         String mark = null;
@@ -168,7 +190,7 @@ class EtcdLeaseStore implements AutoCloseable {
     }
 
     private Written commit(List<Cmp> compares, List<Op> puts, String what) throws Exception {
-        TxnResponse response = await(client.getKVClient().txn().If(compares.toArray(Cmp[]::new))
+        TxnResponse response = await(() -> client.getKVClient().txn().If(compares.toArray(Cmp[]::new))
                 .Then(puts.toArray(Op[]::new)).commit(), what);
         return new Written(response.isSucceeded(), response.getHeader().getRevision(),
                 response.getHeader().getClusterId());
