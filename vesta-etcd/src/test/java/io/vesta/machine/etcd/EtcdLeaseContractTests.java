@@ -71,9 +71,25 @@ class EtcdLeaseContractTests extends MachineIdLeaseContract {
         return relay.stall();
     }
 
+    /**
+     * The relay's lost replies; the fault ends once the client reached etcd again. gRPC reconnects with a backoff
+     * (1 s, growing) after the failed handshakes of the fault, where Lettuce reconnects at once: meanwhile a request
+     * times out, as after any network fault, and a claim then fails and is tried again by the caller.
+     */
     @Override
     protected AutoCloseable loseReplies() {
-        return relay.loseReplies();
+        AutoCloseable lost = relay.loseReplies();
+        return () -> {
+            lost.close();
+            io.vesta.test.Await.until("the etcd client reconnected", Duration.ofSeconds(20), () -> {
+                try {
+                    EtcdTestSupport.clusterId(client);
+                    return true;
+                } catch (Exception notYet) {
+                    return false;
+                }
+            });
+        };
     }
 
     @Override

@@ -35,7 +35,7 @@ final class EtcdTestSupport {
     /** The cluster ID {@code client} is talking to, as the store mark names it. */
     static String clusterId(Client client) throws Exception {
         return Long.toHexString(client.getKVClient().get(bytes("/"), GetOption.builder().withCountOnly(true).build())
-                .get(10, TimeUnit.SECONDS).getHeader().getClusterId());
+                .get(2, TimeUnit.SECONDS).getHeader().getClusterId());
     }
 
     /**
