@@ -268,6 +268,10 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
                 builder.authority(authority);
             }
             requireReadable("trust-certificates", trustCertificates);
+            if ((certificate == null) != (key == null)) {
+                throw new InvalidSettingException(settingPrefix + "key-certificate", certificate == null ? key
+                        : certificate, "a certificate and its private key, both PEM", "lacks its pair");
+            }
             requireReadable("key-certificate", certificate);
             requireReadable("key-certificate", key);
             if (trustCertificates != null || certificate != null) {
