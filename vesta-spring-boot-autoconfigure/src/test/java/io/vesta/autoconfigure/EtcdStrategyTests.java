@@ -15,7 +15,6 @@ import io.vesta.autoconfigure.actuate.VestaHealthIndicator;
 import io.vesta.autoconfigure.actuate.VestaMetricsAutoConfiguration;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.etcd.EtcdMachineIdProvider;
-import io.vesta.test.Await;
 import io.vesta.test.TestVariables;
 import io.vesta.test.lease.TcpRelay;
 import org.junit.jupiter.api.AfterEach;
@@ -33,9 +32,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -168,7 +164,7 @@ class EtcdStrategyTests {
                 "vesta.machine-id.etcd.prefix=" + prefix, "vesta.machine-id.etcd.user=vesta",
                 "vesta.machine-id.etcd.password=s3cret").run(context -> {
                     String description = refused(context, "vesta.machine-id.etcd.user");
-                    assertThat(description).contains("vesta.machine-id.etcd.user=vesta").contains("given an etcd client");
+                    assertThat(description).contains("vesta.machine-id.etcd.user=vesta").contains("with a given etcd client, whose own settings apply");
                 });
         applicationClient().withPropertyValues("vesta.machine-id.strategy=etcd",
                 "vesta.machine-id.etcd.prefix=" + prefix, "vesta.machine-id.etcd.tls.trust-certificates=/etc/ssl/ca.pem")
@@ -201,7 +197,7 @@ class EtcdStrategyTests {
                 .contains("vesta.machine-id.etcd.endpoints=[etcd-1:2379]").contains("http://host:port");
         assertThat(refused(runner.withPropertyValues("vesta.machine-id.strategy=etcd", "vesta.machine-id.etcd.endpoints="
                 + endpoints.get(0), "vesta.machine-id.etcd.prefix=/vesta/no-slash"), "vesta.machine-id.etcd.prefix"))
-                .contains("vesta.machine-id.etcd.prefix=/vesta/no-slash").contains("a prefix ending in '/'");
+                .contains("vesta.machine-id.etcd.prefix=/vesta/no-slash").contains("allowed: 1 to 512 characters ending in '/'");
         assertThat(refused(onEtcd("vesta.machine-id.etcd.password=s3cret"), "vesta.machine-id.etcd.user"))
                 .contains("vesta.machine-id.etcd.user=(unset)").doesNotContain("s3cret");
     }
@@ -254,25 +250,9 @@ class EtcdStrategyTests {
                     "vesta.machine-id.etcd.lease=3s", "vesta.machine-id.etcd.heartbeat=1s",
                     "vesta.type=min-granularity", "vesta.machine-id.embedded-range.max=915",
                     "vesta.machine-id.fallback.value=916", "vesta.machine-id.fallback.check-interval=100ms").run(context -> {
-                assertThat(context).hasNotFailed();
-                EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
-                assertThat(service.onFallback()).isTrue();
-                List<Long> ids = new ArrayList<>();
-                Arrays.stream(service.genIds(2_000)).forEach(ids::add);
-                assertThat(service.expId(ids.get(ids.size() - 1)).machine()).isEqualTo(916);
-                Health health = context.getBean(VestaHealthIndicator.class).health();
-                assertThat(health.getStatus()).as("IDs are still issued").isEqualTo(Status.UP);
-                assertThat((String) health.getDetails().get("machineIdSource"))
-                        .startsWith("fallback 916 (vesta.machine-id.fallback.value; etcd");
-
+                List<Long> ids = MachineIdFallbackTests.onTheFallback(context, "etcd");
                 relay.restore();
-                Await.until("a leased machine ID once etcd answers", Duration.ofSeconds(90), () -> {
-                    Arrays.stream(service.genIds(100)).forEach(ids::add);
-                    return !service.onFallback();
-                });
-                Arrays.stream(service.genIds(2_000)).forEach(ids::add);
-                assertThat(service.expId(ids.get(ids.size() - 1)).machine()).isZero();
-                assertThat(ids).doesNotHaveDuplicates();
+                MachineIdFallbackTests.leasedOnceTheStoreAnswers(context.getBean(EmbeddedIdService.class), ids, "etcd");
                 assertThat(entry(0)[4]).as("the lease in etcd").isEqualTo("node-f");
             });
         }
