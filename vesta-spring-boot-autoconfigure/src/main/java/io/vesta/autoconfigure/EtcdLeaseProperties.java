@@ -16,7 +16,7 @@ public class EtcdLeaseProperties extends LeaseProperties {
     /** etcd client URLs of the cluster's members, such as http://etcd-1:2379,http://etcd-2:2379 (https:// for TLS). Unset: the application's io.etcd.jetcd.Client bean, which Vesta uses but does not close; the etcd strategy needs one or the other. */
     private List<URI> endpoints = new ArrayList<>();
 
-    /** Key prefix of the leases, one key per machine ID under it: nodes that share the prefix share the range. */
+    /** Key prefix of the leases, one key per machine ID under it, ending in '/': nodes that share the prefix share the range. */
     // The String constant of EtcdMachineIdProvider, spelled out: the class must load without vesta-etcd.
     private String prefix = "/vesta/machine-ids/";
 
