@@ -173,6 +173,21 @@ class EtcdStrategyTests {
     }
 
     @Test
+    void aPasswordIsNeverShown() throws Exception {
+        applicationClient().withPropertyValues("vesta.machine-id.strategy=etcd", "vesta.machine-id.etcd.prefix=" + prefix,
+                "vesta.machine-id.etcd.password=s3cret-of-etcd").run(context ->
+                        assertThat(refused(context, "vesta.machine-id.etcd.password")).doesNotContain("s3cret-of-etcd"));
+    }
+
+    @Test
+    void endpointsOfVestasOwnWinOverTheApplicationsClient() throws Exception {
+        applicationClient().withPropertyValues("vesta.machine-id.strategy=etcd", "vesta.machine-id.etcd.endpoints="
+                + endpoints.get(0), "vesta.machine-id.etcd.prefix=" + prefix, "vesta.time-store.directory=" + marks)
+                .run(context -> assertThat(context.getBean(EmbeddedIdService.class).machineIdSource())
+                        .contains("prefix " + prefix + " at [" + endpoints.get(0) + "]"));
+    }
+
+    @Test
     void withNeitherEndpointsNorAClientItSaysWhatToSet() throws Exception {
         runner.withPropertyValues("vesta.machine-id.strategy=etcd").run(context ->
                 assertThat(refused(context, "vesta.machine-id.etcd.endpoints"))
