@@ -18,16 +18,13 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The etcd keys' part of an {@link EtcdMachineIdProvider}: a claim in one transaction compared on every key's mod
- * revision and the store mark, renewals and the release compared on the revision of this node's last write (the
- * fence) on the cluster it claimed on, the recovery of a write whose reply was lost, the wait after a restore from a
- * snapshot, and an operator's end in one transaction. Why each is safe: docs/machine-ids.md, "etcd leases".
+ * The etcd part of an {@link EtcdMachineIdProvider}: claims, renewals, releases and an operator's end as transactions
+ * compared on mod revisions, the recovery of a write whose reply was lost, the wait after a restore from a snapshot.
+ * Why each is safe: docs/machine-ids.md, "etcd leases".
  */
 final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, Snapshot> {
 
     private static final System.Logger LOG = System.getLogger(EtcdMachineIdProvider.class.getName());
-    /** How often an operator's end reads again after the holder renewed in between. */
-    private static final int END_ATTEMPTS = 5;
 
     private final EtcdLeaseStore store;
     private final long maxClockSkewMillis;
@@ -38,14 +35,11 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
         this.maxClockSkewMillis = maxClockSkew.toMillis();
     }
 
-    /**
-     * What fences this node's writes: the random token of its claim, the cluster it claimed on, the generation it
-     * claimed, and the revision this node last wrote its keys at (the mod revision every write compares).
-     */
+    /** The claim's token, cluster and generation, and the revision this node last wrote its keys at. */
     record Fence(String token, long clusterId, long generation, long revision) implements TokenLeaseBackend.Fence {
 
-        Fence at(long revision) {
-            return new Fence(token, clusterId, generation, revision);
+        Fence at(long newRevision) {
+            return new Fence(token, clusterId, generation, newRevision);
         }
     }
 
@@ -56,7 +50,7 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
 
     @Override
     public String scope() {
-        return store.prefix();
+        return store.prefix;
     }
 
     @Override
@@ -70,24 +64,21 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
     }
 
     /**
-     * The store mark a claim on {@code snapshot} writes, and the time its IDs must start after. A mark naming another
-     * cluster ID (a restore from a snapshot), or none at all, lets every lease that could have been lost end first: a
-     * lease plus the clock skew from now. No mark is no proof of a new prefix: a restore from a snapshot taken before
-     * the prefix was first used leaves it empty too, while nodes still hold leases written after it.
+     * The mark a claim writes and its wait: a lease plus the skew when the mark names another cluster (a restore) or
+     * there is none (a new prefix looks like a restore from a snapshot taken before the prefix was first used).
      */
     private StoreMark.Settle settle(Snapshot snapshot, long now) {
         String cluster = Long.toHexString(snapshot.clusterId());
         long wait = leaseMillis + maxClockSkewMillis;
         return StoreMark.settle(StoreMark.parse(snapshot.mark()), cluster, now, wait,
                 () -> StoreMark.Settle.until(cluster, now + wait, now, store() + " holds no store mark (key "
-                        + store.prefix() + EtcdLeaseStore.STORE_KEY + "): a new prefix, a cluster restored from a"
+                        + store.prefix + EtcdLeaseStore.STORE_KEY + "): a new prefix, a cluster restored from a"
                         + " snapshot taken before it was first used, or the key deleted, so leases may have been lost"),
                 read -> store() + " was last claimed on etcd cluster " + read.instance() + ", now " + cluster
                         + ": restored from a snapshot, which loses every write after it",
                 store() + " was restored from a snapshot recently");
     }
 
-    /** Takes every machine ID of a block in one transaction, or none, under a new token. */
     @Override
     protected Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, LeaseClaim<Long> next, List<LeaseEntry> block,
             long now) throws Exception {
@@ -99,7 +90,6 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
         Written written = store.write(entries(claim, claim.expiry(), claim.highWater(claim.expiry())),
                 snapshot.revisions(), mark, snapshot.markRevision());
         if (!written.succeeded() || written.clusterId() != snapshot.clusterId()) {
-            // Another claim changed a key or the mark, or the cluster was replaced meanwhile: read again.
             return Attempt.stale();
         }
         settle.logWait(LOG, next.block().first(), now, start);
@@ -117,16 +107,19 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
         List<LeaseEntry> entries = entries(held, expiry, highWater);
         Fence fence = held.fence();
         for (int attempt = 0; attempt < 2; attempt++) {
-            Written written = store.write(entries, fenced(entries, fence.revision()), null, -1);
-            if (written.clusterId() != fence.clusterId()) {
-                return Renewal.lost(changedCluster(fence, written.clusterId()));
-            }
-            if (written.succeeded()) {
+            NavigableMap<Long, Long> fenced = new TreeMap<>();
+            long revision = fence.revision();
+            entries.forEach(entry -> fenced.put(entry.machineId(), revision));
+            Written written = store.write(entries, fenced, null, -1);
+            if (written.succeeded() && written.clusterId() == fence.clusterId()) {
                 return Renewal.renewed(fence.at(written.revision()));
             }
-            Snapshot now = store.read();
-            Long ours = ourRevision(now, held);
-            if (now.clusterId() != fence.clusterId() || ours == null) {
+            Snapshot now = written.clusterId() == fence.clusterId() ? store.read() : null;
+            if (now == null || now.clusterId() != fence.clusterId()) {
+                return Renewal.lost(changedCluster(fence, now == null ? written.clusterId() : now.clusterId()));
+            }
+            long ours = ourRevision(now, held);
+            if (ours < 0) {
                 break;
             }
             fence = fence.at(ours);
@@ -134,17 +127,11 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
         return Renewal.lost(lostReason(held));
     }
 
-    private static NavigableMap<Long, Long> fenced(List<LeaseEntry> entries, long revision) {
-        NavigableMap<Long, Long> revisions = new TreeMap<>();
-        entries.forEach(e -> revisions.put(e.machineId(), revision));
-        return revisions;
-    }
-
-    /** The one mod revision of {@code held}'s keys when every one still carries its claim; else null. */
-    private Long ourRevision(Snapshot snapshot, LeaseClaim<Fence> held) {
+    /** The one mod revision of {@code held}'s keys when every one still carries its claim; else -1, no revision. */
+    private long ourRevision(Snapshot snapshot, LeaseClaim<Fence> held) {
         NavigableMap<Long, Long> at = snapshot.revisions().subMap(held.block().first(), true, held.block().last(), true);
         return carriesAll(snapshot.entries(), held) && at.values().stream().distinct().count() == 1 ? at.firstEntry()
-                .getValue() : null;
+                .getValue() : -1;
     }
 
     private String changedCluster(Fence fence, long now) {
@@ -158,20 +145,14 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
         return "is gone: the key was deleted, or the cluster restored from a snapshot taken before it was written";
     }
 
-    @Override
-    protected NavigableMap<Long, LeaseEntry> read(long min, long max) throws Exception {
-        return store.read().entries().subMap(min, true, max, true);
-    }
-
     /**
-     * One transaction: every live key with {@code entry}'s token gets expiry now, the next generation and a new token,
-     * compared on the mod revisions read, so that its holder's next renewal matches nothing; owner and high water stay.
-     * A renewal of the holder in between (the same token at a new revision) is read again, a few times.
+     * One transaction ending the live keys with {@code entry}'s token ({@link #ending}), compared on the revisions read;
+     * read again, up to 5 times, when the holder renewed in between (the same token at a new revision).
      */
     @Override
     protected long end(LeaseEntry entry, long now) throws Exception {
         String token = UUID.randomUUID().toString();
-        for (int attempt = 0; attempt < END_ATTEMPTS; attempt++) {
+        for (int attempt = 0; attempt < 5; attempt++) {
             Snapshot snapshot = store.read();
             List<LeaseEntry> ended = ending(snapshot.entries().values(), entry.token(), now, token);
             if (ended.isEmpty() || store.write(ended, snapshot.revisions(), null, -1).succeeded()) {
@@ -181,13 +162,12 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
         return 0;
     }
 
-    /** A write and its recovery (a read and a write) may each take the command timeout; then close() may wait. */
+    /** A write, and its recovery's read and write, may each take the command timeout. */
     @Override
     public Duration closeTimeout() {
-        return store.commandTimeout().multipliedBy(3).plus(LeasedMachineIdProvider.CLOSE_WAIT_FOR_STORE);
+        return store.commandTimeout.multipliedBy(3).plus(LeasedMachineIdProvider.CLOSE_WAIT_FOR_STORE);
     }
 
-    /** Closes the client when the provider made it. */
     @Override
     public void close() {
         store.close();

@@ -29,22 +29,19 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * The etcd side of the leases: under the prefix one key per machine ID ({@link LeaseEntry}, key {@code <prefix><id as
- * 4 digits>}) and the key {@value #STORE_KEY} with the store mark ({@link StoreMark}: the cluster ID the leases were
- * last claimed on). Reads are one linearizable range read; every write is one transaction compared on the mod revision
- * of each key it writes (0: the key must be absent). Every request is bounded by the command timeout. A test
- * subclasses it to lose a reply or step in between a read and a write.
+ * The etcd side of the leases: a key {@code <prefix><id as 4 digits>} per machine ID ({@link LeaseEntry}) and
+ * {@code <prefix>store} ({@link StoreMark}); one linearizable range read, every write one transaction compared on its
+ * keys' mod revisions, every request bounded by the command timeout. A test subclasses it to lose a reply.
  */
 class EtcdLeaseStore implements AutoCloseable {
 
-    /** The key under the prefix that is no machine ID. */
     static final String STORE_KEY = "store";
 
     private final Client client;
     private final boolean ownsClient;
-    private final String prefix;
+    final String prefix;
     private final String where;
-    private final Duration commandTimeout;
+    final Duration commandTimeout;
 
     /** @param ownsClient whether {@link #close()} closes the client too */
     EtcdLeaseStore(Client client, boolean ownsClient, String prefix, String where, Duration commandTimeout) {
@@ -55,26 +52,22 @@ class EtcdLeaseStore implements AutoCloseable {
         this.commandTimeout = commandTimeout;
     }
 
-    /** A store on the same client and prefix as {@code other}, which is then never used: for a test's subclass. */
+    /** A store on {@code other}'s client and prefix, which is then never used: for a test's subclass. */
     EtcdLeaseStore(EtcdLeaseStore other) {
         this(other.client, other.ownsClient, other.prefix, other.where, other.commandTimeout);
     }
 
-    String prefix() {
-        return prefix;
-    }
-
-    Duration commandTimeout() {
-        return commandTimeout;
-    }
-
-    /** Where the keys live, for messages: {@code "prefix /vesta/machine-ids/ at [http://127.0.0.1:2379]"}. */
+    /** For messages: {@code "prefix /vesta/machine-ids/ at [http://127.0.0.1:2379]"}. */
     String describe() {
         return "prefix " + prefix + " at " + where;
     }
 
+    private static ByteSequence bytes(String value) {
+        return ByteSequence.from(value, StandardCharsets.UTF_8);
+    }
+
     private ByteSequence key(String name) {
-        return ByteSequence.from(prefix + name, StandardCharsets.UTF_8);
+        return bytes(prefix + name);
     }
 
     private ByteSequence key(long machineId) {
@@ -82,9 +75,8 @@ class EtcdLeaseStore implements AutoCloseable {
     }
 
     /**
-     * The answer to {@code request}, sent once more while the command timeout lasts if its connection broke before an
-     * answer (a member restarting, a connection reset): safe for a transaction too, since a repeat of one that landed
-     * fails its compares, which the caller tells from a write of another.
+     * The answer to {@code request}, sent again within the command timeout if its connection broke (a member gone, a
+     * reset): safe for a transaction too, since a repeat of one that landed fails its compares (see renew).
      */
     private <T> T await(Supplier<CompletableFuture<T>> request, String what) throws Exception {
         long deadline = System.nanoTime() + commandTimeout.toNanos();
@@ -125,9 +117,8 @@ class EtcdLeaseStore implements AutoCloseable {
             LeaseEntry entry = name.matches("[0-9]{4}") ? LeaseEntry.parse(Long.parseLong(name), value) : null;
             if (entry == null) {
                 throw new MachineIdUnavailableException("Key '" + prefix + name + "' of " + describe() + " holds '"
-                        + value + "', which is no Vesta machine-ID lease (a key <prefix><4 digits> holding"
-                        + " generation|leaseExpiry|highWater|token|owner); the prefix must hold nothing but Vesta's"
-                        + " leases");
+                        + value + "', no Vesta machine-ID lease (<prefix><4 digits> holding generation|leaseExpiry|"
+                        + "highWater|token|owner): the prefix must hold nothing but Vesta's leases");
             }
             entries.put(entry.machineId(), entry);
             revisions.put(entry.machineId(), kv.getModRevision());
@@ -136,9 +127,8 @@ class EtcdLeaseStore implements AutoCloseable {
     }
 
     /**
-     * Writes {@code entries} (and {@code mark} unless null) if every key's mod revision is still the one
-     * {@code revisions} gives by machine ID (0 or none: absent), and the store mark's {@code markRevision} when that
-     * is not negative: a claim, a fenced renewal or release, an operator's end.
+     * Writes {@code entries}, and {@code mark} unless null, if each key's mod revision is still its {@code revisions}
+     * (none or 0: absent), and the mark's {@code markRevision} unless that is negative.
      */
     Written write(List<LeaseEntry> entries, NavigableMap<Long, Long> revisions, StoreMark mark, long markRevision)
             throws Exception {
@@ -166,10 +156,6 @@ class EtcdLeaseStore implements AutoCloseable {
                 : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(revision));
     }
 
-    private static ByteSequence bytes(String value) {
-        return ByteSequence.from(value, StandardCharsets.UTF_8);
-    }
-
     @Override
     public void close() {
         if (ownsClient) {
@@ -177,15 +163,12 @@ class EtcdLeaseStore implements AutoCloseable {
         }
     }
 
-    /**
-     * One read of the prefix: the cluster ID that answered, the store mark and its mod revision (0: none), the leases
-     * and their keys' mod revisions by machine ID.
-     */
+    /** One read: the cluster ID that answered, the mark and its mod revision (0: none), the leases and theirs. */
     record Snapshot(long clusterId, String mark, long markRevision, NavigableMap<Long, LeaseEntry> entries,
             NavigableMap<Long, Long> revisions) {
     }
 
-    /** What a transaction did: whether its compares held, and the header's revision and cluster ID. */
+    /** Whether a transaction's compares held, and its header's revision and cluster ID. */
     record Written(boolean succeeded, long revision, long clusterId) {
     }
 }

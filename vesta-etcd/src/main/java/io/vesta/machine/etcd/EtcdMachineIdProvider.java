@@ -90,7 +90,7 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
     }
 
     public String prefix() {
-        return store.prefix();
+        return store.prefix;
     }
 
     public Duration heartbeatInterval() {
@@ -103,7 +103,7 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
 
     /** The timeout of every etcd request: the heartbeat interval, at least one second and at most the lease. */
     public Duration commandTimeout() {
-        return store.commandTimeout();
+        return store.commandTimeout;
     }
 
     /** The default owner, {@code host:pid} ({@link DefaultOwner#hostAndPid()}): unique among live processes. */
