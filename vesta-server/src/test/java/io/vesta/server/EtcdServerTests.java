@@ -50,11 +50,7 @@ class EtcdServerTests {
         List<URI> endpoints = TestVariables.etcdEndpoints();
         String prefix = "/vesta-server-test/" + UUID.randomUUID() + "/";
         try (Client etcd = Client.builder().endpoints(endpoints).build()) {
-            // The prefix as a running fleet leaves it (claimed on this cluster, settled long ago): on a prefix without
-            // that mark, which a restore from a snapshot could have emptied, the first claim waits out a lease.
-            String cluster = Long.toHexString(etcd.getKVClient().get(bytes(prefix)).get(10, TimeUnit.SECONDS)
-                    .getHeader().getClusterId());
-            etcd.getKVClient().put(bytes(prefix + "store"), bytes(cluster + "|0")).get(10, TimeUnit.SECONDS);
+            markAsInUse(etcd, prefix);
             try (ConfigurableApplicationContext server = new SpringApplicationBuilder(VestaServerApplication.class).run(
                     "--server.port=0", "--server.address=127.0.0.1", "--vesta.server.data-dir=" + dir,
                     "--vesta.machine-id.strategy=etcd",
@@ -116,8 +112,23 @@ class EtcdServerTests {
             }
             assertThat(Long.parseLong(entry(etcd, prefix, 1023)[1])).as("released on stop")
                     .isLessThanOrEqualTo(System.currentTimeMillis());
-            etcd.getKVClient().delete(bytes(prefix), DeleteOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS);
+            remove(etcd, prefix);
         }
+    }
+
+    /**
+     * {@code prefix} as a running fleet leaves it: claimed on this cluster before, settled long ago. On a prefix without
+     * that store mark, which a restore from a snapshot could have emptied, the first claim waits out a lease.
+     */
+    static void markAsInUse(Client etcd, String prefix) throws Exception {
+        String cluster = Long.toHexString(etcd.getKVClient().get(bytes(prefix)).get(10, TimeUnit.SECONDS).getHeader()
+                .getClusterId());
+        etcd.getKVClient().put(bytes(prefix + "store"), bytes(cluster + "|0")).get(10, TimeUnit.SECONDS);
+    }
+
+    /** Deletes every key under {@code prefix}. */
+    static void remove(Client etcd, String prefix) throws Exception {
+        etcd.getKVClient().delete(bytes(prefix), DeleteOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS);
     }
 
     private HttpResponse<String> get(String url, String token) throws Exception {
