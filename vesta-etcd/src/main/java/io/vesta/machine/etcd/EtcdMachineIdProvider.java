@@ -8,7 +8,7 @@ import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.ForwardingMachineIdProvider;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
-import io.vesta.machine.LeasedProviderBuilder;
+import io.vesta.machine.HeartbeatProviderBuilder;
 import io.vesta.machine.MachineIdLease;
 
 import java.net.URI;
@@ -41,7 +41,7 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
     /** The default interval between heartbeats. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(5);
     /** The default bound on how far apart the clocks of the nodes sharing a prefix may be. */
-    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = HeartbeatProviderBuilder.DEFAULT_MAX_CLOCK_SKEW;
     /** The default time to connect to an endpoint. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
     /** The longest owner name. */
@@ -50,13 +50,11 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
     public static final Duration MIN_LEASE = LIMITS.minLease();
     public static final Duration MAX_LEASE = LIMITS.maxLease();
     public static final Duration MIN_HEARTBEAT = LIMITS.minRenewal();
-    public static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(1);
+    public static final Duration MAX_CLOCK_SKEW = HeartbeatProviderBuilder.MAX_CLOCK_SKEW;
     public static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(100);
     public static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMinutes(1);
     /** The longest prefix. */
     public static final int MAX_PREFIX_LENGTH = 512;
-    /** The shortest command timeout, whatever the heartbeat. */
-    private static final Duration MIN_COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     private static final System.Logger LOG = System.getLogger(EtcdMachineIdProvider.class.getName());
 
@@ -112,12 +110,11 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
     }
 
     /** Settings of an {@link EtcdMachineIdProvider}; every setting is checked in {@link #build()}. */
-    public static final class Builder extends LeasedProviderBuilder<Builder> {
+    public static final class Builder extends HeartbeatProviderBuilder<Builder> {
 
         private final Client client;
         private final List<URI> endpoints;
         private String prefix = DEFAULT_PREFIX;
-        private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
         private Duration connectTimeout;
         private String user;
         private String password;
@@ -138,20 +135,6 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
          */
         public Builder prefix(String prefix) {
             this.prefix = prefix;
-            return this;
-        }
-
-        /** How often the lease is renewed; 5 s by default, at most a third of the lease. */
-        public Builder heartbeat(Duration heartbeat) {
-            return renewal(heartbeat);
-        }
-
-        /**
-         * How far apart the clocks of the nodes sharing the prefix may be, 1 s by default: after a restore from a
-         * snapshot, a claim waits this much longer than the lease.
-         */
-        public Builder maxClockSkew(Duration maxClockSkew) {
-            this.maxClockSkew = maxClockSkew;
             return this;
         }
 
@@ -209,11 +192,8 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
                         + " characters ending in '/'", "does not end in '/'");
             }
             LeaseSettings settings = settings(LIMITS, EtcdMachineIdProvider::defaultOwner);
-            InvalidSettingException.requireInRange(settingPrefix + "max-clock-skew", maxClockSkew, Duration.ZERO,
-                    MAX_CLOCK_SKEW);
-            Duration timeout = settings.renewal().compareTo(MIN_COMMAND_TIMEOUT) < 0 ? MIN_COMMAND_TIMEOUT
-                    : settings.renewal();
-            timeout = timeout.compareTo(settings.lease()) > 0 ? settings.lease() : timeout;
+            Duration maxClockSkew = checkedMaxClockSkew();
+            Duration timeout = commandTimeout(settings);
             Client etcd = client != null ? checkGivenClient() : newClient();
             String where = client != null ? "the application's etcd client" : endpoints.toString();
             EtcdLeaseStore store = new EtcdLeaseStore(etcd, client == null, prefix, where, timeout);

@@ -6,6 +6,7 @@ import io.vesta.IdType;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.test.Await;
 import io.vesta.test.etcd.EtcdCluster;
+import io.vesta.test.lease.Issuer;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,4 +1,4 @@
-package io.vesta.machine.etcd;
+package io.vesta.test.lease;
 
 import io.vesta.EmbeddedIdService;
 
@@ -6,14 +6,17 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** Issues IDs on a thread of its own until closed, keeping every one; a refusal (no lease, clock not past the mark) waits 1 ms. */
-final class Issuer implements AutoCloseable {
+/**
+ * Issues IDs on a thread of its own until closed, keeping every one, for the restart tests of a store: a refusal (the
+ * lease not held, the clock not yet past the mark) waits a millisecond.
+ */
+public final class Issuer implements AutoCloseable {
 
     private final Set<Long> ids = new HashSet<>();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread;
 
-    Issuer(EmbeddedIdService service, String name) {
+    public Issuer(EmbeddedIdService service, String name) {
         thread = new Thread(() -> {
             while (!stop.get()) {
                 try {
@@ -33,13 +36,14 @@ final class Issuer implements AutoCloseable {
         thread.start();
     }
 
-    Set<Long> ids() {
+    /** Every ID issued so far. */
+    public Set<Long> ids() {
         synchronized (ids) {
             return new HashSet<>(ids);
         }
     }
 
-    int count() {
+    public int count() {
         synchronized (ids) {
             return ids.size();
         }
