@@ -210,7 +210,7 @@ class MachineIdFallbackTests {
                     assertThat(context).getFailure().rootCause().isInstanceOfSatisfying(InvalidSettingException.class,
                             e -> assertThat(e.getMessage()).startsWith("vesta.machine-id.fallback.value=916 is used only"
                                     + " with a machine ID leased from a store").contains("allowed: unset, or set with"
-                                    + " vesta.machine-id.strategy db, redis or zookeeper"));
+                                    + " vesta.machine-id.strategy db, redis, zookeeper or etcd"));
                 });
     }
 
