@@ -72,8 +72,10 @@ public abstract class RecordLeaseBackend<F, R extends RecordLeaseBackend.Record,
     protected abstract LeaseClaimWalk.Attempt<LeaseClaim<F>> take(S snapshot, LeaseClaim<Long> next, List<R> block,
             long now) throws Exception;
 
-    /** The records of machine IDs {@code min} to {@code max}, by machine ID, as they are now. */
-    protected abstract NavigableMap<Long, R> read(long min, long max) throws Exception;
+    /** The records of machine IDs {@code min} to {@code max}, by machine ID, as they are now: a read for a claim's. */
+    protected NavigableMap<Long, R> read(long min, long max) throws Exception {
+        return records(read(new MachineIdRange(min, max))).subMap(min, true, max, true);
+    }
 
     /**
      * Ends, at {@code now}, the live lease of the block {@code record} belongs to, in one write that matches only while

@@ -2,6 +2,9 @@ package io.vesta.test;
 
 import org.junit.jupiter.api.Assumptions;
 
+import java.net.URI;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,6 +17,10 @@ public final class TestVariables {
 
     /** The variable CI systems set to {@code true}. */
     public static final String CI = "CI";
+    /** The suite's etcd member, its client URLs separated by commas: {@code http://127.0.0.1:2379}. */
+    public static final String ETCD_ENDPOINTS = "VESTA_TEST_ETCD_ENDPOINTS";
+    /** The {@code etcd} binary, for the tests that run members of their own: {@code /usr/bin/etcd}. */
+    public static final String ETCD_SERVER = "VESTA_TEST_ETCD_SERVER";
 
     private TestVariables() {
     }
@@ -27,6 +34,17 @@ public final class TestVariables {
      */
     public static String require(String variable, String example) {
         return require(System.getenv(), variable, example);
+    }
+
+    /** The suite's etcd member ({@value #ETCD_ENDPOINTS}): its client URLs. */
+    public static List<URI> etcdEndpoints() {
+        return Arrays.stream(require(ETCD_ENDPOINTS, "http://127.0.0.1:2379").split(","))
+                .map(String::strip).filter(s -> !s.isEmpty()).map(URI::create).toList();
+    }
+
+    /** The etcd binary ({@value #ETCD_SERVER}) for members a test starts itself. */
+    public static String etcdServer() {
+        return require(ETCD_SERVER, "/usr/bin/etcd");
     }
 
     /** Whether this run is a CI run: {@code CI} is {@code true} (in any case) or {@code 1}. */

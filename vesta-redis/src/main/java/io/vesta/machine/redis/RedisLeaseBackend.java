@@ -6,13 +6,11 @@ import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.RecordLeaseBackend;
+import io.vesta.machine.StoreMark;
 import io.vesta.machine.redis.RedisLeaseStore.Entry;
 import io.vesta.machine.redis.RedisLeaseStore.Snapshot;
-import io.vesta.machine.redis.RedisLeaseStore.StoreMark;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
@@ -76,27 +74,21 @@ final class RedisLeaseBackend extends RecordLeaseBackend<RedisLeaseBackend.Fence
      * restart or a failover, which may have lost acknowledged writes), every lease that could have been lost must end
      * first: a lease plus the clock skew after the change.
      */
-    private Settle settle(Snapshot snapshot, long now) {
-        StoreMark mark = StoreMark.parse(snapshot.store());
+    private StoreMark.Settle settle(Snapshot snapshot, long now) {
         long wait = leaseMillis + maxClockSkewMillis;
-        if (mark == null) {
+        return StoreMark.settle(StoreMark.parse(snapshot.store()), snapshot.runId(), now, wait, () -> {
             // Only the time that has surely passed since the server started comes off the wait: its uptime less a
             // second, since Redis truncates both ends of it to whole seconds; nothing on a server promoted from a
             // replica, whose uptime says nothing of its data set (docs/machine-ids.md, "Redis leases").
             long passed = snapshot.promoted() ? 0 : Math.max(0, snapshot.uptimeSeconds() - 1) * 1000;
-            long settleUntil = now + Math.max(0, wait - passed);
-            return new Settle(new StoreMark(snapshot.runId(), settleUntil), settleUntil <= now ? null
-                    : snapshot.promoted() ? store() + " holds no leases and was promoted from a"
+            return StoreMark.Settle.until(snapshot.runId(), now + Math.max(0, wait - passed), now,
+                    snapshot.promoted() ? store() + " holds no leases and was promoted from a"
                     + " replica, which may lack writes the former primary acknowledged"
                     : store() + " holds no leases from before the server started "
                     + snapshot.uptimeSeconds() + " s ago, and some may have been lost");
-        }
-        if (!mark.runId().equals(snapshot.runId())) {
-            return new Settle(new StoreMark(snapshot.runId(), now + wait), store()
-                    + " was last claimed on another server instance (run_id.master_replid " + mark.runId() + ", now "
-                    + snapshot.runId() + "): it restarted or failed over and may have lost acknowledged writes");
-        }
-        return new Settle(mark, mark.settleUntil() > now ? store() + " restarted or failed over recently" : null);
+        }, mark -> store() + " was last claimed on another server instance (run_id.master_replid "
+                + mark.instance() + ", now " + snapshot.runId() + "): it restarted or failed over and may have lost"
+                + " acknowledged writes", store() + " restarted or failed over recently");
     }
 
     /**
@@ -105,23 +97,14 @@ final class RedisLeaseBackend extends RecordLeaseBackend<RedisLeaseBackend.Fence
      */
     @Override
     protected Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, LeaseClaim<Long> next, List<Entry> block, long now) {
-        Settle settle = settle(snapshot, timeSource.currentTimeMillis());
-        boolean waits = settle.waitsPast(now);
-        Long mark = next.notBefore();
-        if (waits) {
-            mark = mark == null ? settle.mark.settleUntil() : Math.max(mark, settle.mark.settleUntil());
-        }
+        StoreMark.Settle settle = settle(snapshot, timeSource.currentTimeMillis());
+        Long mark = settle.notBefore(next.notBefore(), now);
         LeaseClaim<Fence> claim = new LeaseClaim<>(next.block(), next.expiry(), mark, next.takenFrom(),
                 new Fence(UUID.randomUUID().toString(), snapshot.runId(), next.fence()));
-        String result = store.claim(snapshot, settle.mark, block, entries(claim, claim.expiry(),
+        String result = store.claim(snapshot, settle.mark(), block, entries(claim, claim.expiry(),
                 claim.highWater(claim.expiry())));
         if ("ok".equals(result)) {
-            if (waits) {
-                Long settled = mark;
-                LOG.log(Level.WARNING, () -> settle.reason + "; the IDs of machine ID " + next.block().first()
-                        + " start after " + Instant.ofEpochMilli(settled) + ", when every lease that may have been"
-                        + " lost has ended");
-            }
+            settle.logWait(LOG, next.block().first(), now, mark);
             return Attempt.taken(claim);
         }
         return "store".equals(result) ? Attempt.stale() : Attempt.lost();
@@ -191,14 +174,5 @@ final class RedisLeaseBackend extends RecordLeaseBackend<RedisLeaseBackend.Fence
     @Override
     public void close() {
         store.close();
-    }
-
-    /** The store mark a claim writes, and why its IDs must wait (null when they need not). */
-    private record Settle(StoreMark mark, String reason) {
-
-        /** Whether a claim at {@code now} must start after the mark's settle time. */
-        boolean waitsPast(long now) {
-            return reason != null && mark.settleUntil() > now;
-        }
     }
 }

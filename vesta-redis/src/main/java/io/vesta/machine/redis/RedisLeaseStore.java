@@ -8,6 +8,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.RecordLeaseBackend;
+import io.vesta.machine.StoreMark;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -179,26 +180,6 @@ class RedisLeaseStore implements AutoCloseable {
      * no store mark; {@code promoted} when the server was promoted from a replica (or cannot say).
      */
     record Snapshot(String runId, long uptimeSeconds, boolean promoted, String store, NavigableMap<Long, Entry> entries) {
-    }
-
-    /** Which server instance the hash was last claimed on, and until when claims must start later (Unix ms). */
-    record StoreMark(String runId, long settleUntil) {
-
-        static StoreMark parse(String raw) {
-            int bar = raw == null ? -1 : raw.indexOf('|');
-            if (bar < 0) {
-                return null;
-            }
-            try {
-                return new StoreMark(raw.substring(0, bar), Long.parseLong(raw.substring(bar + 1)));
-            } catch (NumberFormatException e) {
-                return null;
-            }
-        }
-
-        String encode() {
-            return runId + "|" + settleUntil;
-        }
     }
 
     /** One machine ID's lease: {@code generation|leaseExpiry|highWater|token|owner}; the token is the fence. */

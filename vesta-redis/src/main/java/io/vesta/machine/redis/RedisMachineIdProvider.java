@@ -8,7 +8,7 @@ import io.vesta.machine.DefaultOwner;
 import io.vesta.machine.ForwardingMachineIdProvider;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
-import io.vesta.machine.LeasedProviderBuilder;
+import io.vesta.machine.HeartbeatProviderBuilder;
 import io.vesta.machine.MachineIdLease;
 
 import java.time.Duration;
@@ -39,18 +39,16 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
     /** The default interval between heartbeats. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(5);
     /** The default bound on how far apart the clocks of the nodes sharing a key may be. */
-    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = HeartbeatProviderBuilder.DEFAULT_MAX_CLOCK_SKEW;
     /** The longest owner name. */
     public static final int MAX_OWNER_LENGTH = 255;
     private static final LeaseSettings.Limits LIMITS = LeaseSettings.Limits.heartbeat(MAX_OWNER_LENGTH);
     public static final Duration MIN_LEASE = LIMITS.minLease();
     public static final Duration MAX_LEASE = LIMITS.maxLease();
     public static final Duration MIN_HEARTBEAT = LIMITS.minRenewal();
-    public static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(1);
+    public static final Duration MAX_CLOCK_SKEW = HeartbeatProviderBuilder.MAX_CLOCK_SKEW;
     /** The longest key. */
     public static final int MAX_KEY_LENGTH = 512;
-    /** The shortest command timeout, whatever the heartbeat. */
-    private static final Duration MIN_COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     private static final System.Logger LOG = System.getLogger(RedisMachineIdProvider.class.getName());
 
@@ -109,13 +107,12 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
     }
 
     /** Settings of a {@link RedisMachineIdProvider}; every setting is checked in {@link #build()}. */
-    public static final class Builder extends LeasedProviderBuilder<Builder> {
+    public static final class Builder extends HeartbeatProviderBuilder<Builder> {
 
         private final RedisClient client;
         private final RedisURI uri;
         private ClientResources clientResources;
         private String key = DEFAULT_KEY;
-        private Duration maxClockSkew = DEFAULT_MAX_CLOCK_SKEW;
 
         private Builder(RedisClient client, RedisURI uri) {
             super(DEFAULT_LEASE, DEFAULT_HEARTBEAT);
@@ -135,20 +132,6 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
             return this;
         }
 
-        /** How often the lease is renewed; 5 s by default, at most a third of the lease. */
-        public Builder heartbeat(Duration heartbeat) {
-            return renewal(heartbeat);
-        }
-
-        /**
-         * How far apart the clocks of the nodes sharing the key may be, 1 s by default: after Redis lost data, a claim
-         * waits this much longer than the lease.
-         */
-        public Builder maxClockSkew(Duration maxClockSkew) {
-            this.maxClockSkew = maxClockSkew;
-            return this;
-        }
-
         /**
          * The provider, once every setting is checked.
          * @throws InvalidSettingException naming the first setting that cannot be used
@@ -163,15 +146,11 @@ public final class RedisMachineIdProvider extends ForwardingMachineIdProvider {
             // A key follows the rule of an owner name: set, not blank, not too long.
             LeaseSettings.requireOwner(settingPrefix + "key", key, MAX_KEY_LENGTH);
             LeaseSettings settings = settings(LIMITS, RedisMachineIdProvider::defaultOwner);
-            InvalidSettingException.requireInRange(settingPrefix + "max-clock-skew", maxClockSkew, Duration.ZERO,
-                    MAX_CLOCK_SKEW);
-            Duration timeout = settings.renewal().compareTo(MIN_COMMAND_TIMEOUT) < 0 ? MIN_COMMAND_TIMEOUT
-                    : settings.renewal();
+            Duration maxClockSkew = checkedMaxClockSkew();
             boolean ownsClient = client == null;
             RedisClient redis = !ownsClient ? client : clientResources != null ? RedisClient.create(clientResources)
                     : RedisClient.create();
-            RedisLeaseStore store = new RedisLeaseStore(redis, uri, ownsClient, key,
-                    timeout.compareTo(settings.lease()) > 0 ? settings.lease() : timeout);
+            RedisLeaseStore store = new RedisLeaseStore(redis, uri, ownsClient, key, commandTimeout(settings));
             return new RedisMachineIdProvider(wrap.apply(store), settings, maxClockSkew);
         }
     }

@@ -6,7 +6,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.vesta.machine.MachineIdUnavailableException;
 import io.vesta.machine.redis.RedisLeaseStore.Entry;
 import io.vesta.machine.redis.RedisLeaseStore.Snapshot;
-import io.vesta.machine.redis.RedisLeaseStore.StoreMark;
+import io.vesta.machine.StoreMark;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

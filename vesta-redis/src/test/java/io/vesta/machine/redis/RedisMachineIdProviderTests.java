@@ -10,6 +10,7 @@ import io.vesta.machine.MachineIdLeaseInfo;
 import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.StoreMark;
 import io.vesta.test.ManualTimeSource;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;

@@ -9,6 +9,7 @@ import io.vesta.IdType;
 import io.vesta.machine.MachineIdLease;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.test.lease.Issuer;
 import io.vesta.test.lease.TcpRelay;
 import io.vesta.time.TimeSource;
 import org.junit.jupiter.api.AfterEach;
@@ -21,8 +22,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -95,54 +94,13 @@ class RedisRestartTests {
         return service;
     }
 
-    /** Issues IDs on a thread of its own until stopped, keeping every one, and counting the refusals. */
-    private static final class Issuer implements AutoCloseable {
-        final Set<Long> ids = new HashSet<>();
-        final AtomicLong refused = new AtomicLong();
-        final AtomicBoolean stop = new AtomicBoolean();
-        final Thread thread;
-
-        Issuer(EmbeddedIdService service) {
-            thread = new Thread(() -> {
-                while (!stop.get()) {
-                    try {
-                        long id = service.genId();
-                        synchronized (ids) {
-                            ids.add(id);
-                        }
-                    } catch (IllegalStateException e) { // the lease not held, or the clock not yet past the mark
-                        refused.incrementAndGet();
-                        try {
-                            Thread.sleep(1);
-                        } catch (InterruptedException interrupted) {
-                            return;
-                        }
-                    }
-                }
-            }, "issuer");
-            thread.start();
-        }
-
-        Set<Long> ids() {
-            synchronized (ids) {
-                return new HashSet<>(ids);
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            thread.join(10_000);
-        }
-    }
-
     @Test
     void aRestartThatLostEveryLeaseStopsTheHolderAndTheNextClaimStartsAfterItsLease() throws Exception {
         RedisServerProcess server = server(false);
         TcpRelay partition = new TcpRelay("127.0.0.1", server.uri().getPort());
         toClose.add(partition);
         EmbeddedIdService a = node(server, RedisTestSupport.uri(partition), "node-a");
-        Issuer issuingA = new Issuer(a);
+        Issuer issuingA = new Issuer(a, "a");
         toClose.add(issuingA);
         // The server has just started, so A's first claim waits out a lease that a previous run might have held.
         RedisTestSupport.awaitTrue("A issues", () -> !issuingA.ids().isEmpty());
@@ -156,7 +114,7 @@ class RedisRestartTests {
         // B claims on the empty server: it gets A's machine ID, and must start after every ID A may still issue.
         EmbeddedIdService b = node(server, server.uri(), "node-b");
         assertThat(b.machineId()).isEqualTo(a.machineId());
-        Issuer issuingB = new Issuer(b);
+        Issuer issuingB = new Issuer(b, "b");
         toClose.add(issuingB);
         RedisTestSupport.awaitTrue("B issues once the leases that may have been lost have ended", () -> !issuingB.ids().isEmpty());
 
@@ -351,7 +309,7 @@ class RedisRestartTests {
     void aRestartThatKeptTheLeasesStillEndsTheHoldersAndEveryClaimWaitsOutTheLease() throws Exception {
         RedisServerProcess server = server(true);
         EmbeddedIdService a = node(server, "node-a");
-        Issuer issuingA = new Issuer(a);
+        Issuer issuingA = new Issuer(a, "a");
         toClose.add(issuingA);
         RedisTestSupport.awaitTrue("A issues", () -> !issuingA.ids().isEmpty());
         String runIdBefore;
@@ -378,7 +336,7 @@ class RedisRestartTests {
         long claimedAt = System.currentTimeMillis();
         EmbeddedIdService b = node(server, "node-b");
         assertThat(b.machineId()).isNotEqualTo(a.machineId());
-        Issuer issuingB = new Issuer(b);
+        Issuer issuingB = new Issuer(b, "b");
         toClose.add(issuingB);
         RedisTestSupport.awaitTrue("B issues after the lease has passed", () -> !issuingB.ids().isEmpty());
         issuingB.close();
