@@ -11,7 +11,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the simulation over many seeds, each against the store {@code seed mod 3} picks. {@code -Dvesta.sim.seeds=N}
+ * Runs the simulation over many seeds, each against the store {@code seed mod 4} picks. {@code -Dvesta.sim.seeds=N}
  * sets how many (10,000 by default, about two minutes), {@code -Dvesta.sim.firstSeed=S} where they start. A failing
  * seed prints itself and the command that replays it.
  */
@@ -81,6 +81,34 @@ class SimulationSeedsTests {
         assertThat(refused).as("reports refused on another process's mark").isPositive();
     }
 
+    /**
+     * The etcd model takes the protocol's two recoveries: a renewal or release whose compare failed finds its own token
+     * in the keys (a write whose reply was lost landed) and adopts their mod revisions, and a claim settles after the
+     * cluster was restored from a snapshot (its store mark names another cluster).
+     */
+    @Test
+    void etcdSeedsAdoptTheirOwnLandedWriteAndSettleAfterARestore() {
+        int adopted = 0;
+        int settled = 0;
+        for (long seed = 0; seed < 200; seed++) {
+            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, Store.ETCD, Defect.NONE));
+            assertThat(result.failures()).as("%s", result.scenario()).isEmpty();
+            for (String line : result.trace().split("\n")) {
+                if (line.matches(".* the keys still carry token \\S+, a write of ours landed: adopts .*")) {
+                    adopted++;
+                }
+                if (line.matches(
+                        ".* settles until \\d+: the store mark names cluster \\p{XDigit}+, not \\p{XDigit}+")) {
+                    settled++;
+                }
+            }
+        }
+        System.out.println("etcd seeds 0..199: " + adopted + " writes retried on the revision of their own landed"
+                + " write, " + settled + " claims settled after a restore");
+        assertThat(adopted).as("writes retried on the revision of their own landed write").isPositive();
+        assertThat(settled).as("claims settled after a restore").isPositive();
+    }
+
     /** {@code -Dvesta.sim.replay=seed:STORE:DEFECT}: runs that one scenario again and prints its trace. */
     @Test
     @EnabledIfSystemProperty(named = "vesta.sim.replay", matches = ".+")
@@ -94,6 +122,7 @@ class SimulationSeedsTests {
     void aSeedReplaysToTheSameTrace() {
         for (Simulation.Scenario scenario : List.of(Simulation.Scenario.parse("7:ROW:NONE"),
                 Simulation.Scenario.parse("8:REDIS:NONE"), Simulation.Scenario.parse("9:ZOOKEEPER:NONE"),
+                Simulation.Scenario.parse("11:ETCD:NONE"),
                 Simulation.Scenario.parse("99:ROW:TAKEOVER_FENCED_BY_GENERATION_ONLY"))) {
             Simulation.Result first = Simulation.run(scenario);
             Simulation.Result second = Simulation.run(scenario);
