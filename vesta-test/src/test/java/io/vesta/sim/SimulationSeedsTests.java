@@ -61,24 +61,12 @@ class SimulationSeedsTests {
      */
     @Test
     void zooKeeperSeedsReportAgainAfterALostAnswerAndRefuseAHungProcess() {
-        int again = 0;
-        int refused = 0;
-        for (long seed = 0; seed < 300; seed++) {
-            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, Store.ZOOKEEPER, Defect.NONE));
-            assertThat(result.failures()).as("%s", result.scenario()).isEmpty();
-            for (String line : result.trace().split("\n")) {
-                if (line.matches(".* report again \\S+ at version \\d+ until \\d+ -> \\d+")) {
-                    again++;
-                }
-                if (line.matches(".* report: \\S+ carries \\S+'s mark, not this process's")) {
-                    refused++;
-                }
-            }
-        }
-        System.out.println("ZooKeeper seeds 0..299: " + again + " reports again at the version read, " + refused
+        int[] lines = traceLines(Store.ZOOKEEPER, 300, ".* report again \\S+ at version \\d+ until \\d+ -> \\d+",
+                ".* report: \\S+ carries \\S+'s mark, not this process's");
+        System.out.println("ZooKeeper seeds 0..299: " + lines[0] + " reports again at the version read, " + lines[1]
                 + " reports refused on another process's mark");
-        assertThat(again).as("reports written again at the version read").isPositive();
-        assertThat(refused).as("reports refused on another process's mark").isPositive();
+        assertThat(lines[0]).as("reports written again at the version read").isPositive();
+        assertThat(lines[1]).as("reports refused on another process's mark").isPositive();
     }
 
     /**
@@ -88,25 +76,30 @@ class SimulationSeedsTests {
      */
     @Test
     void etcdSeedsAdoptTheirOwnLandedWriteAndSettleAfterARestore() {
-        int adopted = 0;
-        int settled = 0;
-        for (long seed = 0; seed < 200; seed++) {
-            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, Store.ETCD, Defect.NONE));
+        int[] lines = traceLines(Store.ETCD, 200,
+                ".* the keys still carry token \\S+, a write of ours landed: adopts .*",
+                ".* settles until \\d+: the store mark names cluster \\p{XDigit}+, not \\p{XDigit}+");
+        System.out.println("etcd seeds 0..199: " + lines[0] + " writes retried on the revision of their own landed"
+                + " write, " + lines[1] + " claims settled after a restore");
+        assertThat(lines[0]).as("writes retried on the revision of their own landed write").isPositive();
+        assertThat(lines[1]).as("claims settled after a restore").isPositive();
+    }
+
+    /** Runs seeds 0 to {@code seeds - 1} on {@code store}, each passing, and counts the trace lines of each pattern. */
+    private static int[] traceLines(Store store, int seeds, String... patterns) {
+        int[] counts = new int[patterns.length];
+        for (long seed = 0; seed < seeds; seed++) {
+            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, store, Defect.NONE));
             assertThat(result.failures()).as("%s", result.scenario()).isEmpty();
             for (String line : result.trace().split("\n")) {
-                if (line.matches(".* the keys still carry token \\S+, a write of ours landed: adopts .*")) {
-                    adopted++;
-                }
-                if (line.matches(
-                        ".* settles until \\d+: the store mark names cluster \\p{XDigit}+, not \\p{XDigit}+")) {
-                    settled++;
+                for (int i = 0; i < patterns.length; i++) {
+                    if (line.matches(patterns[i])) {
+                        counts[i]++;
+                    }
                 }
             }
         }
-        System.out.println("etcd seeds 0..199: " + adopted + " writes retried on the revision of their own landed"
-                + " write, " + settled + " claims settled after a restore");
-        assertThat(adopted).as("writes retried on the revision of their own landed write").isPositive();
-        assertThat(settled).as("claims settled after a restore").isPositive();
+        return counts;
     }
 
     /** {@code -Dvesta.sim.replay=seed:STORE:DEFECT}: runs that one scenario again and prints its trace. */
