@@ -757,11 +757,18 @@ abstract class ChaosBackend implements AutoCloseable {
                 // From a lease (and the skew) after the quorum went no lease may be in force until it is back.
                 outages.add((down + options.leaseMillis() + options.maxClockSkewMillis()) + " " + up);
             }
-            for (int member : victims) {
-                if (kill) {
-                    cluster.start(member);
-                } else {
-                    cluster.resume(member);
+            // Under the lock close() takes: a member is not started again once the cluster was closed (the harness's
+            // shutdown hook may close it while this thread sleeps).
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                for (int member : victims) {
+                    if (kill) {
+                        cluster.start(member);
+                    } else {
+                        cluster.resume(member);
+                    }
                 }
             }
             cluster.awaitReady();
