@@ -84,13 +84,18 @@ abstract class ChaosBackend implements AutoCloseable {
     /** A fault of the store itself, if it is time for one; called from the harness's loop, must not block long. */
     abstract void tick(long now, LeaseChaosHarness.Run run) throws Exception;
 
-    /** Whether {@link #nodeFault} has faults of the store's side of a node (its connections) to pick from. */
+    /**
+     * Whether {@link #nodeFault} has faults of the store's side of a node (its connections) to pick from; the stores
+     * without (ZooKeeper, etcd) have their faults in {@link #tick}.
+     */
     boolean hasNodeFaults() {
-        return true;
+        return false;
     }
 
     /** Node faults that only this backend has: a pick from the loop's random fault. Returns false if none. */
-    abstract boolean nodeFault(LeaseChaosHarness.Run run) throws Exception;
+    boolean nodeFault(LeaseChaosHarness.Run run) throws Exception {
+        return false;
+    }
 
     /** Store faults still in progress finish before the nodes are checked. */
     void quiesce() throws Exception {
@@ -109,11 +114,7 @@ abstract class ChaosBackend implements AutoCloseable {
         private final String table;
         private HikariDataSource admin;
         private final AtomicBoolean stalling = new AtomicBoolean();
-        private final ExecutorService staller = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-table-stall");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService staller = faultThread("chaos-table-stall");
 
         Db(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) {
             super(options, dir, suffix, random);
@@ -152,6 +153,11 @@ abstract class ChaosBackend implements AutoCloseable {
 
         @Override
         void tick(long now, LeaseChaosHarness.Run run) {
+        }
+
+        @Override
+        boolean hasNodeFaults() {
+            return true;
         }
 
         @Override
@@ -262,11 +268,7 @@ abstract class ChaosBackend implements AutoCloseable {
         private TestingCluster cluster;
         private CuratorFramework probe;
         private String connectString;
-        private final ExecutorService members = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-zookeeper-members");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService members = faultThread("chaos-zookeeper-members");
         private final AtomicBoolean memberDown = new AtomicBoolean();
         private long nextMemberFault;
         private long nextTwin;
@@ -371,15 +373,6 @@ abstract class ChaosBackend implements AutoCloseable {
             }
         }
 
-        @Override
-        boolean hasNodeFaults() {
-            return false;
-        }
-
-        @Override
-        boolean nodeFault(LeaseChaosHarness.Run run) {
-            return false;
-        }
 
         /** Slots whose owner has a node with a machine ID under the namespace; empty if ZooKeeper cannot say. */
         private Set<Integer> holdingSlots() {
@@ -448,11 +441,7 @@ abstract class ChaosBackend implements AutoCloseable {
         private final String key;
         private final int port;
         private Process server;
-        private final ExecutorService faults = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-redis-faults");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService faults = faultThread("chaos-redis-faults");
         private final AtomicBoolean faulting = new AtomicBoolean();
         private long nextServerFault;
 
@@ -557,6 +546,11 @@ abstract class ChaosBackend implements AutoCloseable {
         }
 
         @Override
+        boolean hasNodeFaults() {
+            return true;
+        }
+
+        @Override
         boolean nodeFault(LeaseChaosHarness.Run run) {
             if (faulting.get()) {
                 return false;
@@ -645,11 +639,7 @@ abstract class ChaosBackend implements AutoCloseable {
 
         private final String prefix;
         private EtcdCluster cluster;
-        private final ExecutorService members = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-etcd-members");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService members = faultThread("chaos-etcd-members");
         private final AtomicBoolean faulting = new AtomicBoolean();
         private final List<String> outages = new CopyOnWriteArrayList<>();
         private long nextMemberFault;
@@ -687,15 +677,6 @@ abstract class ChaosBackend implements AutoCloseable {
             return options.leaseMillis();
         }
 
-        @Override
-        boolean hasNodeFaults() {
-            return false;
-        }
-
-        @Override
-        boolean nodeFault(LeaseChaosHarness.Run run) {
-            return false;
-        }
 
         @Override
         void tick(long now, LeaseChaosHarness.Run run) {
@@ -810,6 +791,15 @@ abstract class ChaosBackend implements AutoCloseable {
                 cluster.close();
             }
         }
+    }
+
+    /** The one daemon thread a backend runs its store faults on, one after another, off the harness's loop. */
+    static ExecutorService faultThread(String name) {
+        return Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     static String fmt(long value) {
