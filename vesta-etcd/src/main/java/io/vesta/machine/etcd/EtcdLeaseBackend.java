@@ -2,30 +2,32 @@ package io.vesta.machine.etcd;
 
 import io.vesta.machine.LeaseClaim;
 import io.vesta.machine.LeaseClaimWalk.Attempt;
+import io.vesta.machine.LeaseEntry;
 import io.vesta.machine.LeaseSettings;
 import io.vesta.machine.LeasedMachineIdProvider;
 import io.vesta.machine.MachineIdRange;
-import io.vesta.machine.RecordLeaseBackend;
 import io.vesta.machine.StoreMark;
-import io.vesta.machine.etcd.EtcdLeaseStore.Entry;
+import io.vesta.machine.TokenLeaseBackend;
 import io.vesta.machine.etcd.EtcdLeaseStore.Snapshot;
 import io.vesta.machine.etcd.EtcdLeaseStore.Written;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
  * The etcd keys' part of an {@link EtcdMachineIdProvider}: a claim in one transaction compared on every key's mod
  * revision and the store mark, renewals and the release compared on the revision of this node's last write (the
  * fence) on the cluster it claimed on, the recovery of a write whose reply was lost, the wait after a restore from a
- * snapshot, and ending a lease in one transaction. Why each is safe: docs/machine-ids.md, "etcd leases".
+ * snapshot, and an operator's end in one transaction. Why each is safe: docs/machine-ids.md, "etcd leases".
  */
-final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, Entry, Snapshot> {
+final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, Snapshot> {
 
     private static final System.Logger LOG = System.getLogger(EtcdMachineIdProvider.class.getName());
+    /** How often an operator's end reads again after the holder renewed in between. */
+    private static final int END_ATTEMPTS = 5;
 
     private final EtcdLeaseStore store;
     private final long maxClockSkewMillis;
@@ -38,9 +40,9 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
 
     /**
      * What fences this node's writes: the random token of its claim, the cluster it claimed on, the generation it
-     * claimed, and the revision its keys were last written at by this node (the mod revision every write compares).
+     * claimed, and the revision this node last wrote its keys at (the mod revision every write compares).
      */
-    record Fence(String token, long clusterId, long generation, long revision) {
+    record Fence(String token, long clusterId, long generation, long revision) implements TokenLeaseBackend.Fence {
 
         Fence at(long revision) {
             return new Fence(token, clusterId, generation, revision);
@@ -63,14 +65,14 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
     }
 
     @Override
-    protected NavigableMap<Long, Entry> records(Snapshot snapshot) {
+    protected NavigableMap<Long, LeaseEntry> records(Snapshot snapshot) {
         return snapshot.entries();
     }
 
     /**
      * The store mark a claim on {@code snapshot} writes, and the time its IDs must start after. A mark naming another
      * cluster ID (a restore from a snapshot), or none at all, lets every lease that could have been lost end first: a
-     * lease plus the clock skew from now. No mark is not proof of a new prefix: a restore from a snapshot taken before
+     * lease plus the clock skew from now. No mark is no proof of a new prefix: a restore from a snapshot taken before
      * the prefix was first used leaves it empty too, while nodes still hold leases written after it.
      */
     private StoreMark.Settle settle(Snapshot snapshot, long now) {
@@ -78,7 +80,7 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
         long wait = leaseMillis + maxClockSkewMillis;
         return StoreMark.settle(StoreMark.parse(snapshot.mark()), cluster, now, wait,
                 () -> StoreMark.Settle.until(cluster, now + wait, now, store() + " holds no store mark (key "
-                        + store.prefix() + EtcdLeaseStore.STORE_KEY + "): a new prefix, or a cluster restored from a"
+                        + store.prefix() + EtcdLeaseStore.STORE_KEY + "): a new prefix, a cluster restored from a"
                         + " snapshot taken before it was first used, or the key deleted, so leases may have been lost"),
                 read -> store() + " was last claimed on etcd cluster " + read.instance() + ", now " + cluster
                         + ": restored from a snapshot, which loses every write after it",
@@ -87,17 +89,17 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
 
     /** Takes every machine ID of a block in one transaction, or none, under a new token. */
     @Override
-    protected Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, LeaseClaim<Long> next, List<Entry> block, long now)
-            throws Exception {
+    protected Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, LeaseClaim<Long> next, List<LeaseEntry> block,
+            long now) throws Exception {
         StoreMark.Settle settle = settle(snapshot, timeSource.currentTimeMillis());
         Long start = settle.notBefore(next.notBefore(), now);
         Fence fence = new Fence(UUID.randomUUID().toString(), snapshot.clusterId(), next.fence(), 0);
         LeaseClaim<Fence> claim = new LeaseClaim<>(next.block(), next.expiry(), start, next.takenFrom(), fence);
-        StoreMark read = StoreMark.parse(snapshot.mark());
-        Written written = store.claim(snapshot, settle.mark().equals(read) ? null : settle.mark(), block,
-                entries(claim, claim.expiry(), claim.highWater(claim.expiry())));
+        StoreMark mark = settle.mark().equals(StoreMark.parse(snapshot.mark())) ? null : settle.mark();
+        Written written = store.write(entries(claim, claim.expiry(), claim.highWater(claim.expiry())),
+                snapshot.revisions(), mark, snapshot.markRevision());
         if (!written.succeeded() || written.clusterId() != snapshot.clusterId()) {
-            // Another claim changed a key or the mark (or the cluster was replaced meanwhile): read again.
+            // Another claim changed a key or the mark, or the cluster was replaced meanwhile: read again.
             return Attempt.stale();
         }
         settle.logWait(LOG, next.block().first(), now, start);
@@ -105,55 +107,44 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
                 fence.at(written.revision())));
     }
 
-    /** The entries of {@code held}'s block as this node writes them, with {@code expiry} and {@code highWater}. */
-    private List<Entry> entries(LeaseClaim<Fence> held, long expiry, long highWater) {
-        List<Entry> entries = new ArrayList<>(held.block().size());
-        for (long id = held.block().first(); id <= held.block().last(); id++) {
-            entries.add(new Entry(id, held.fence().generation(), expiry, highWater, held.fence().token(), owner, 0));
-        }
-        return entries;
-    }
-
+    /**
+     * One transaction compared on the fence. A failed compare reads the keys: if every one still carries this claim's
+     * token and generation, a write of ours landed although its reply was lost (a timeout, a leader change), so its
+     * revision becomes the fence and the write is sent once more; otherwise the block is lost.
+     */
     @Override
     public Renewal<Fence> renew(LeaseClaim<Fence> held, long expiry, long highWater) throws Exception {
-        List<Entry> entries = entries(held, expiry, highWater);
+        List<LeaseEntry> entries = entries(held, expiry, highWater);
         Fence fence = held.fence();
         for (int attempt = 0; attempt < 2; attempt++) {
-            Written written = store.write(entries, fence.revision());
+            Written written = store.write(entries, fenced(entries, fence.revision()), null, -1);
             if (written.clusterId() != fence.clusterId()) {
                 return Renewal.lost(changedCluster(fence, written.clusterId()));
             }
             if (written.succeeded()) {
                 return Renewal.renewed(fence.at(written.revision()));
             }
-            // A failed compare: if every key still carries this claim, a write of ours landed although its reply
-            // was lost (a timeout, a leader change). Adopt its revision and write once more.
             Snapshot now = store.read();
-            if (now.clusterId() != fence.clusterId()) {
-                return Renewal.lost(changedCluster(fence, now.clusterId()));
-            }
-            Long revision = ourRevision(now, held);
-            if (revision == null) {
+            Long ours = ourRevision(now, held);
+            if (now.clusterId() != fence.clusterId() || ours == null) {
                 break;
             }
-            fence = fence.at(revision);
+            fence = fence.at(ours);
         }
         return Renewal.lost(lostReason(held));
     }
 
-    /** The one mod revision of {@code held}'s keys when every one carries its token and generation; else null. */
-    private static Long ourRevision(Snapshot snapshot, LeaseClaim<Fence> held) {
-        Long revision = null;
-        for (long id = held.block().first(); id <= held.block().last(); id++) {
-            Entry entry = snapshot.entries().get(id);
-            if (entry == null || !entry.token().equals(held.fence().token())
-                    || entry.generation() != held.fence().generation()
-                    || (revision != null && revision != entry.modRevision())) {
-                return null;
-            }
-            revision = entry.modRevision();
-        }
-        return revision;
+    private static NavigableMap<Long, Long> fenced(List<LeaseEntry> entries, long revision) {
+        NavigableMap<Long, Long> revisions = new TreeMap<>();
+        entries.forEach(e -> revisions.put(e.machineId(), revision));
+        return revisions;
+    }
+
+    /** The one mod revision of {@code held}'s keys when every one still carries its claim; else null. */
+    private Long ourRevision(Snapshot snapshot, LeaseClaim<Fence> held) {
+        NavigableMap<Long, Long> at = snapshot.revisions().subMap(held.block().first(), true, held.block().last(), true);
+        return carriesAll(snapshot.entries(), held) && at.values().stream().distinct().count() == 1 ? at.firstEntry()
+                .getValue() : null;
     }
 
     private String changedCluster(Fence fence, long now) {
@@ -162,51 +153,35 @@ final class EtcdLeaseBackend extends RecordLeaseBackend<EtcdLeaseBackend.Fence, 
                 + ", which may have lost writes it acknowledged, a takeover of this node's keys among them";
     }
 
-    /** If the keys were taken over meanwhile, their mod revision makes this write match nothing. */
-    @Override
-    public boolean release(LeaseClaim<Fence> held, long now, long highWater) throws Exception {
-        return renew(held, now, highWater).fence() != null;
-    }
-
-    @Override
-    protected boolean carries(Entry entry, Fence fence) {
-        return entry.token().equals(fence.token());
-    }
-
-    @Override
-    protected long generation(Fence fence) {
-        return fence.generation();
-    }
-
     @Override
     protected String gone() {
         return "is gone: the key was deleted, or the cluster restored from a snapshot taken before it was written";
     }
 
     @Override
-    protected NavigableMap<Long, Entry> read(long min, long max) throws Exception {
+    protected NavigableMap<Long, LeaseEntry> read(long min, long max) throws Exception {
         return store.read().entries().subMap(min, true, max, true);
     }
 
     /**
      * One transaction: every live key with {@code entry}'s token gets expiry now, the next generation and a new token,
      * compared on the mod revisions read, so that its holder's next renewal matches nothing; owner and high water stay.
+     * A renewal of the holder in between (the same token at a new revision) is read again, a few times.
      */
     @Override
-    protected long end(Entry entry, long now) throws Exception {
-        List<Entry> read = new ArrayList<>();
-        List<Entry> written = new ArrayList<>();
+    protected long end(LeaseEntry entry, long now) throws Exception {
         String token = UUID.randomUUID().toString();
-        for (Entry e : store.read().entries().values()) {
-            if (e.token().equals(entry.token()) && e.leaseExpiry() > now) {
-                read.add(e);
-                written.add(new Entry(e.machineId(), e.generation() + 1, now, e.highWater(), token, e.owner(), 0));
+        for (int attempt = 0; attempt < END_ATTEMPTS; attempt++) {
+            Snapshot snapshot = store.read();
+            List<LeaseEntry> ended = ending(snapshot.entries().values(), entry.token(), now, token);
+            if (ended.isEmpty() || store.write(ended, snapshot.revisions(), null, -1).succeeded()) {
+                return ended.size();
             }
         }
-        return read.isEmpty() || !store.rewrite(read, written).succeeded() ? 0 : read.size();
+        return 0;
     }
 
-    /** The command timeout, twice (a write and its recovery), plus the second close() may wait for the store. */
+    /** A write and its recovery (a read and a write) may each take the command timeout; then close() may wait. */
     @Override
     public Duration closeTimeout() {
         return store.commandTimeout().multipliedBy(3).plus(LeasedMachineIdProvider.CLOSE_WAIT_FOR_STORE);

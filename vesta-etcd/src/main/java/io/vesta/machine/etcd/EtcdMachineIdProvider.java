@@ -205,7 +205,8 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
             LeaseSettings.requireOwner(settingPrefix + "prefix", prefix, MAX_PREFIX_LENGTH);
             if (!prefix.endsWith("/")) {
                 // A range read of "/a" would take in "/ab/..." too: another prefix's keys.
-                throw new InvalidSettingException(settingPrefix + "prefix", prefix, "a prefix ending in '/'");
+                throw new InvalidSettingException(settingPrefix + "prefix", prefix, "1 to " + MAX_PREFIX_LENGTH
+                        + " characters ending in '/'", "does not end in '/'");
             }
             LeaseSettings settings = settings(LIMITS, EtcdMachineIdProvider::defaultOwner);
             InvalidSettingException.requireInRange(settingPrefix + "max-clock-skew", maxClockSkew, Duration.ZERO,
@@ -227,8 +228,8 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
             for (int i = 0; i < names.length; i++) {
                 if (values[i] != null) {
                     throw new InvalidSettingException(settingPrefix + names[i], names[i].equals("password") ? "****"
-                            : values[i], "unset: the provider was given an etcd client, whose own " + names[i]
-                            + " applies; set it on that client");
+                            : values[i], "unset, and set on the given client instead",
+                            "cannot be used with a given etcd client, whose own settings apply");
                 }
             }
             return client;
@@ -239,13 +240,13 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
                     "one or more URLs such as http://127.0.0.1:2379");
             if (endpoints.isEmpty()) {
                 throw new InvalidSettingException(settingPrefix + "endpoints", endpoints,
-                        "one or more URLs such as http://127.0.0.1:2379");
+                        "one or more URLs such as http://127.0.0.1:2379", "is empty");
             }
             for (URI endpoint : endpoints) {
                 if (endpoint == null || endpoint.getHost() == null || endpoint.getPort() < 0
                         || !("http".equals(endpoint.getScheme()) || "https".equals(endpoint.getScheme()))) {
                     throw new InvalidSettingException(settingPrefix + "endpoints", endpoints,
-                            "URLs of the form http://host:port or https://host:port");
+                            "URLs of the form http://host:port or https://host:port", "holds " + endpoint);
                 }
             }
             Duration connect = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
@@ -254,7 +255,8 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
             if ((user == null) != (password == null)) {
                 String missing = user == null ? "user" : "password";
                 throw new InvalidSettingException(settingPrefix + missing, null, "set, since "
-                        + (user == null ? "password" : "user") + " is set: etcd authentication needs both");
+                        + (user == null ? "password" : "user") + " is set: etcd authentication needs both",
+                        "is required");
             }
             ClientBuilder builder = Client.builder().endpoints(endpoints).connectTimeout(connect);
             if (user != null) {
@@ -266,6 +268,10 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
                 builder.authority(authority);
             }
             requireReadable("trust-certificates", trustCertificates);
+            if ((certificate == null) != (key == null)) {
+                throw new InvalidSettingException(settingPrefix + "key-certificate", certificate == null ? key
+                        : certificate, "a certificate and its private key, both PEM", "lacks its pair");
+            }
             requireReadable("key-certificate", certificate);
             requireReadable("key-certificate", key);
             if (trustCertificates != null || certificate != null) {
@@ -281,7 +287,7 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
                 } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
                     throw new InvalidSettingException(settingPrefix + (certificate != null ? "key-certificate"
                             : "trust-certificates"), certificate != null ? certificate : trustCertificates,
-                            "PEM files that make a TLS context (" + e.getMessage() + ")");
+                            "PEM files that make a TLS context", "makes none: " + e.getMessage());
                 }
             }
             return builder.build();
@@ -289,7 +295,7 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
 
         private void requireReadable(String name, Path path) {
             if (path != null && !Files.isReadable(path)) {
-                throw new InvalidSettingException(settingPrefix + name, path, "a readable PEM file");
+                throw new InvalidSettingException(settingPrefix + name, path, "a readable PEM file", "cannot be read");
             }
         }
     }

@@ -307,7 +307,12 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** Saves a snapshot of member {@code i}'s data to {@code file} ({@code etcdctl snapshot save}). */
     public void snapshotSave(int i, Path file) throws IOException, InterruptedException {
-        etcdctl(List.of("--endpoints=" + endpoint(i), "snapshot", "save", file.toString()));
+        saveSnapshot(etcdctl(), endpoint(i), file);
+    }
+
+    /** Saves a snapshot of the member at {@code endpoint} (any etcd, the suite's too) to {@code file} with {@code etcdctl}. */
+    public static void saveSnapshot(String etcdctl, URI endpoint, Path file) throws IOException, InterruptedException {
+        run(etcdctl, List.of("--endpoints=" + endpoint, "snapshot", "save", file.toString()));
     }
 
     /**
@@ -339,8 +344,12 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private void etcdctl(List<String> arguments) throws IOException, InterruptedException {
+        run(etcdctl(), arguments);
+    }
+
+    private static void run(String etcdctl, List<String> arguments) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
-        command.add(etcdctl());
+        command.add(etcdctl);
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().put("ETCDCTL_API", "3");
