@@ -105,7 +105,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
             }
             throw new MachineIdUnavailableException("Cannot lease " + (blockSize == 1 ? "a machine ID" : "a block of "
                     + blockSize + " machine IDs") + " from " + backend.store() + " (range " + range + ", owner '"
-                    + settings.owner() + "'): " + e.getMessage(), e);
+                    + settings.owner() + "'): " + reason(e), e);
         }
     }
 
@@ -121,7 +121,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
             return backend.release(claim, now, claim.releaseMark(claim.expiry(), now))
                     ? "it was given back" : "it had already changed hands";
         } catch (Exception e) {
-            return "it could not be given back (" + e.getMessage() + ") and becomes free when its lease ends at "
+            return "it could not be given back (" + reason(e) + ") and becomes free when its lease ends at "
                     + Instant.ofEpochMilli(claim.expiry());
         }
     }
@@ -164,7 +164,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
                 Thread.currentThread().interrupt();
             }
             return renewalFailed(lease, now, "Cannot renew the lease on " + claim.block().describe() + " in "
-                    + backend.store() + ": " + e.getMessage());
+                    + backend.store() + ": " + reason(e));
         }
         if (!renewal.isRenewed()) {
             lose(claim.block(), renewal.lostReason());
@@ -226,7 +226,7 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
                     return false; // close() interrupted the claim
                 }
                 log.log(Level.WARNING, "Cannot claim a machine ID again (" + backend.store() + ", owner '"
-                        + settings.owner() + "'): " + e.getMessage() + "; trying again in "
+                        + settings.owner() + "'): " + reason(e) + "; trying again in "
                         + ticks * settings.renewal().toMillis() + " ms. No ID is issued meanwhile.");
                 return false;
             }
@@ -372,5 +372,18 @@ public final class LeasedMachineIdProvider<F> implements MachineIdProvider {
     public String toString() {
         return name + "[" + describe() + ", lease " + settings.lease().toMillis() + "ms, " + backend.renewalName() + " "
                 + settings.renewal().toMillis() + "ms]";
+    }
+
+    /**
+     * What a store's failure says, for messages: its message, or, for an exception without one (a timeout, a
+     * cancelled call), its class and what caused it.
+     */
+    static String reason(Throwable e) {
+        String message = e.getMessage();
+        if (message != null && !message.isBlank()) {
+            return message;
+        }
+        Throwable cause = e.getCause();
+        return e.getClass().getName() + (cause != null && cause != e ? " (" + reason(cause) + ")" : "");
     }
 }

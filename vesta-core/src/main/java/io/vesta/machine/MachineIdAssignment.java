@@ -89,8 +89,10 @@ public final class MachineIdAssignment {
         if (provider == null) {
             throw new InvalidSettingException(setting, first, "unset with the fixed " + settingPrefix
                     + PropertyMachineIdProvider.SETTING, "is used only with a machine ID leased from a store (db, redis,"
-                    + " zookeeper): a fixed machine ID is never unavailable");
+                    + " zookeeper, etcd): a fixed machine ID is never unavailable");
         }
+        requireLeased(settingPrefix, first, provider, "a provider that leases from a store (db, redis, zookeeper,"
+                + " etcd)");
         String problem = fallbackProblem(settingPrefix, first, blockSize, genMethod, range);
         if (problem != null) {
             throw new InvalidSettingException(setting, first, allowed, problem);
@@ -134,6 +136,21 @@ public final class MachineIdAssignment {
                 + " aligned from 0 (" + settingPrefix + "machine-id.block-size)") + " in [0, " + IdLayout.MAX_MACHINE
                 + "] outside " + outside + (free.length() == 0 ? ": none, " + none
                 : ": " + free + (blockSize == 1 ? "" : ", in steps of " + blockSize)) + ", and each node's own";
+    }
+
+    /**
+     * Refuses a fallback beside a provider whose machine ID is fixed (an IP list, a StatefulSet ordinal, a number): it
+     * is never unavailable, so the fallback would never be used, and a setting that does nothing is an error.
+     *
+     * @param leased what the fallback may be set with instead: {@code "vesta.machine-id.strategy db, redis, ..."}
+     * @throws InvalidSettingException naming {@code machine-id.fallback.value} and the provider
+     */
+    public static void requireLeased(String settingPrefix, long first, MachineIdProvider provider, String leased) {
+        if (provider.leases().isEmpty()) {
+            throw new InvalidSettingException(settingPrefix + FALLBACK_SETTING, first, "unset, or set with " + leased,
+                    "is used only with a machine ID leased from a store: the machine ID of " + provider.describe()
+                            + " is never unavailable");
+        }
     }
 
     /**

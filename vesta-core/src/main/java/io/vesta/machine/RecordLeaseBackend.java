@@ -210,7 +210,7 @@ public abstract class RecordLeaseBackend<F, R extends RecordLeaseBackend.Record,
             now = read(block.first(), block.last());
         } catch (Exception e) {
             return "a " + record + " of " + block.describe() + " in " + store() + " is no longer under this node's"
-                    + " fence (it could not be read again: " + e.getMessage() + ")";
+                    + " fence (it could not be read again: " + LeasedMachineIdProvider.reason(e) + ")";
         }
         long generation = generation(held.fence());
         for (long id = block.first(); id <= block.last(); id++) {
@@ -311,7 +311,7 @@ public abstract class RecordLeaseBackend<F, R extends RecordLeaseBackend.Record,
     /** {@code e} as is when it says what it is already, else "Cannot {@code what} {@link #store()}". */
     private MachineIdUnavailableException unavailable(String what, Exception e) {
         return e instanceof MachineIdUnavailableException u ? u
-                : new MachineIdUnavailableException("Cannot " + what + " " + store() + ": " + e.getMessage(), e);
+                : new MachineIdUnavailableException("Cannot " + what + " " + store() + ": " + LeasedMachineIdProvider.reason(e), e);
     }
 
     private static MachineIdLeaseInfo info(Record r, long machineId, long now, LongPredicate heldHere) {

@@ -87,11 +87,9 @@ public final class EmbeddedIdServiceFactory {
         if (first == null) {
             return;
         }
-        if (provider.leases().isEmpty()) {
-            throw new InvalidSettingException("vesta." + MachineIdAssignment.FALLBACK_SETTING, first, "unset, or set"
-                    + " with vesta.machine-id.strategy db, redis, zookeeper or etcd", "is used only with a machine ID leased"
-                    + " from a store: the machine ID of " + provider.describe() + " is never unavailable");
-        }
+        // The generator makes this check too; first here, so that it comes before the ranges' check.
+        MachineIdAssignment.requireLeased("vesta.", first, provider, "vesta.machine-id.strategy db, redis, zookeeper"
+                + " or etcd");
         boolean embedded = genMethod == GenMethod.EMBEDDED;
         MachineIdAssignment.requireFallbackOutsideBothRanges("vesta.", first, machineId.getBlockSize(), genMethod,
                 range(embedded ? machineId.getEmbeddedRange() : machineId.getServerRange(), genMethod),

@@ -31,5 +31,36 @@ public enum Defect {
      * own (the rule of commit 4751e56). A process that hung past its session while a new process of the same owner
      * took the node over then renews it and issues beside the new one.
      */
-    ZOOKEEPER_REWRITE_OF_ANOTHER_PROCESS_NODE
+    ZOOKEEPER_REWRITE_OF_ANOTHER_PROCESS_NODE,
+    /**
+     * etcd: a renewal or release whose compare failed adopts the keys' mod revisions without checking that they still
+     * carry its claim's token and generation. A holder that lost its block (paused past its lease while another node
+     * took it over) then writes over the new holder's keys and issues beside it.
+     */
+    ETCD_ADOPTS_WITHOUT_TOKEN_CHECK,
+    /**
+     * etcd: a claim that finds the store mark naming another cluster than the response header's (a restore from a
+     * snapshot) writes the new cluster's mark but does not settle: it starts after the high water the restored keys
+     * carry, below IDs their holders issued under writes the restore lost.
+     */
+    ETCD_NO_SETTLE_AFTER_RESTORE,
+    /**
+     * etcd: renewals and releases do not compare the cluster ID of the response header with the claim's. A restore
+     * from a snapshot taken before a takeover gives the former holder its keys back at the mod revision it holds as
+     * its fence (or its token, which it then adopts); it renews them and issues beside the node that took them over.
+     */
+    ETCD_RENEWAL_IGNORES_CLUSTER_ID,
+    /**
+     * etcd: the protocol as first written: a prefix with neither a store mark nor a lease key is new and its first
+     * claim does not settle. A restore from a snapshot older than the prefix's first claim (a backup taken before
+     * Vesta ran, or a cluster rebuilt empty) leaves exactly that, while the former holders still issue.
+     */
+    ETCD_EMPTY_PREFIX_WITHOUT_SETTLE,
+    /**
+     * etcd: the protocol as first written: a claim checks the cluster ID of its read's header but not of its
+     * transaction's. A claim transaction delayed across a restore to a snapshot in which its keys and the store mark
+     * were absent finds its {@code create_revision == 0} compares true again, lands on the new cluster, and its IDs
+     * start without the settle the restore calls for, beside the former holder's.
+     */
+    ETCD_CLAIM_IGNORES_CLUSTER_CHANGE
 }

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.function.Function;
 import java.util.function.LongPredicate;
 
 /**
@@ -46,6 +48,9 @@ abstract class ModelBackend<F extends ModelBackend.Fenced> implements LeaseBacke
         /** The high water the record's holder wrote: IDs of a later holder start after it. */
         long highWater();
 
+        /** Moves on whenever the machine ID changes hands. */
+        long generation();
+
         /** This record as a renewal or release by its holder writes it: {@code expiry} and {@code highWater}. */
         R written(long expiry, long highWater);
     }
@@ -78,23 +83,39 @@ abstract class ModelBackend<F extends ModelBackend.Fenced> implements LeaseBacke
     }
 
     /**
-     * A model store's side of {@link LeaseClaimWalk}: its read and its take; the errors are the same for every model.
-     *
-     * @param <S> one read of the store
-     * @param <R> a lease record
+     * What a take of a store that may have lost writes (Redis, etcd) writes over the records it read, settling until
+     * {@code settleUntil}: a generation above every record's, the high water its IDs start after (the records' highest,
+     * and the settle while it lasts) or null, the first other owner or null, and the high water it writes with
+     * {@code expiry}.
      */
-    abstract class Walk<S, R extends LeaseClaimWalk.Record>
-            implements LeaseClaimWalk.Store<S, R, LeaseClaim<F>, IOException> {
+    record Settled(long generation, Long notBefore, String takenFrom, long highWater) {
 
-        @Override
-        public RuntimeException rangeFull(MachineIdRange range, int size, Collection<R> inRange, long now) {
-            return unavailable("No block of " + size + " is free in range " + range);
+        static Settled of(List<? extends Leased<?>> read, String owner, long settleUntil, long now, long expiry) {
+            long generation = 1;
+            for (Leased<?> record : read) {
+                if (record != null) {
+                    generation = Math.max(generation, record.generation() + 1);
+                }
+            }
+            Previous previous = Previous.of(read, owner);
+            Long mark = previous.mark();
+            if (settleUntil > now) {
+                mark = mark == null ? settleUntil : Math.max(mark, settleUntil);
+            }
+            return new Settled(generation, mark, previous.takenFrom(), mark == null ? expiry : Math.max(mark, expiry));
         }
+    }
 
-        @Override
-        public RuntimeException gaveUp(int rounds) {
-            return unavailable("Gave up after " + rounds + " rounds");
-        }
+    /** One read of a model store for a claim, a round trip through the network. */
+    @FunctionalInterface
+    interface Read<S> {
+        S read() throws IOException;
+    }
+
+    /** A model store's take of a block, as {@link LeaseClaimWalk.Store#take}. */
+    @FunctionalInterface
+    interface Take<S, R, F> {
+        LeaseClaimWalk.Attempt<LeaseClaim<F>> take(S snapshot, long first, List<R> block, long now) throws IOException;
     }
 
     final Simulation sim;
@@ -113,10 +134,44 @@ abstract class ModelBackend<F extends ModelBackend.Fenced> implements LeaseBacke
         return sim.lease;
     }
 
-    /** Claims a block through {@link LeaseClaimWalk} over {@code walk}, and records the tenure it began. */
+    /**
+     * Claims a block through {@link LeaseClaimWalk} over a model store's {@code read}, the {@code records} of one read
+     * and its {@code take}, and records the tenure it began; the errors are the same for every model.
+     *
+     * @param <S> one read of the store
+     * @param <R> a lease record
+     */
     <S, R extends LeaseClaimWalk.Record> LeaseClaim<F> claim(MachineIdRange range, int blockSize, boolean startUp,
-            Walk<S, R> walk) throws IOException {
-        return began(LeaseClaimWalk.claim(range, blockSize, run.node.owner, startUp, run.node.clock, walk));
+            Read<S> read, Function<S, NavigableMap<Long, R>> records, Take<S, R, F> take) throws IOException {
+        return began(LeaseClaimWalk.claim(range, blockSize, run.node.owner, startUp, run.node.clock,
+                new LeaseClaimWalk.Store<S, R, LeaseClaim<F>, IOException>() {
+                    @Override
+                    public S read() throws IOException {
+                        return read.read();
+                    }
+
+                    @Override
+                    public NavigableMap<Long, R> records(S snapshot) {
+                        return records.apply(snapshot);
+                    }
+
+                    @Override
+                    public LeaseClaimWalk.Attempt<LeaseClaim<F>> take(S snapshot, long first, List<R> block, long now)
+                            throws IOException {
+                        return take.take(snapshot, first, block, now);
+                    }
+
+                    @Override
+                    public RuntimeException rangeFull(MachineIdRange range, int size, Collection<R> inRange,
+                            long now) {
+                        return unavailable("No block of " + size + " is free in range " + range);
+                    }
+
+                    @Override
+                    public RuntimeException gaveUp(int rounds) {
+                        return unavailable("Gave up after " + rounds + " rounds");
+                    }
+                }));
     }
 
     /** Records the tenure {@code claim} began with this run, and returns it. */

@@ -7,7 +7,6 @@ import io.vesta.machine.MachineIdRange;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.TreeMap;
 
@@ -133,24 +132,10 @@ final class RedisModel {
 
         @Override
         public LeaseClaim<Fence> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception {
-            return claim(range, blockSize, startUp, new Walk<Snapshot, Entry>() {
-                @Override
-                public Snapshot read() throws IOException {
-                    return call("read", () -> new Snapshot(new TreeMap<>(hash), store, runId, uptimeSeconds()));
-                }
-
-                @Override
-                public NavigableMap<Long, Entry> records(Snapshot snapshot) {
-                    return snapshot.entries();
-                }
-
-                @Override
-                public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(Snapshot snapshot, long first,
-                        List<Entry> block, long now) throws IOException {
-                    return takeBlock(snapshot, settle(snapshot, run.node.clock.currentTimeMillis()), first, block,
-                            now);
-                }
-            });
+            return claim(range, blockSize, startUp,
+                    () -> call("read", () -> new Snapshot(new TreeMap<>(hash), store, runId, uptimeSeconds())),
+                    Snapshot::entries, (snapshot, first, block, now) -> takeBlock(snapshot,
+                            settle(snapshot, run.node.clock.currentTimeMillis()), first, block, now));
         }
 
         /** The real provider's {@code settle()}: the store mark to write, and the time IDs start after (or null). */
@@ -171,23 +156,10 @@ final class RedisModel {
         private LeaseClaimWalk.Attempt<LeaseClaim<Fence>> takeBlock(Snapshot snapshot, Mark settle, long first,
                 List<Entry> read, long now) throws IOException {
             long expiry = now + lease();
-            long generation = 1;
-            for (Entry entry : read) {
-                if (entry != null) {
-                    generation = Math.max(generation, entry.generation() + 1);
-                }
-            }
-            Previous previous = Previous.of(read, run.node.owner);
-            Long mark = previous.mark();
-            String from = previous.takenFrom();
-            if (settle.settleUntil() > now) {
-                mark = mark == null ? settle.settleUntil() : Math.max(mark, settle.settleUntil());
-            }
-            long highWater = mark == null ? expiry : Math.max(mark, expiry);
+            Settled take = Settled.of(read, run.node.owner, settle.settleUntil(), now, expiry);
             long token = ++tokens;
-            long nextGeneration = generation;
-            Long notBefore = mark;
-            String takenFrom = from;
+            long highWater = take.highWater();
+            Long notBefore = take.notBefore();
             MachineIdBlock block = new MachineIdBlock(first, read.size());
             return call("claim " + block, () -> {
                 if (runId != snapshot.runId() || !Objects.equals(store, snapshot.store())) {
@@ -203,11 +175,11 @@ final class RedisModel {
                 Tenure tenure = sim.checker.begin(block, run.node.owner, run.label,
                         sim.scheduler.now() - Simulation.START, notBefore, highWater);
                 for (int i = 0; i < read.size(); i++) {
-                    hash.put(first + i, new Entry(first + i, nextGeneration, expiry, highWater, token, run.node.owner,
+                    hash.put(first + i, new Entry(first + i, take.generation(), expiry, highWater, token, run.node.owner,
                             tenure));
                 }
                 store = settle;
-                return LeaseClaimWalk.Attempt.taken(new LeaseClaim<>(block, expiry, notBefore, takenFrom,
+                return LeaseClaimWalk.Attempt.taken(new LeaseClaim<>(block, expiry, notBefore, take.takenFrom(),
                         new Fence(token, runId, tenure)));
             });
         }

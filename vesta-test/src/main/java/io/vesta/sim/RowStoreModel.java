@@ -7,7 +7,6 @@ import io.vesta.machine.MachineIdRange;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
@@ -85,23 +84,8 @@ final class RowStoreModel {
 
         @Override
         public LeaseClaim<Fence> claim(MachineIdRange range, int blockSize, boolean startUp) throws Exception {
-            return claim(range, blockSize, startUp, new Walk<NavigableMap<Long, Row>, Row>() {
-                @Override
-                public NavigableMap<Long, Row> read() throws IOException {
-                    return call("select", () -> new TreeMap<>(rows));
-                }
-
-                @Override
-                public NavigableMap<Long, Row> records(NavigableMap<Long, Row> snapshot) {
-                    return snapshot;
-                }
-
-                @Override
-                public LeaseClaimWalk.Attempt<LeaseClaim<Fence>> take(NavigableMap<Long, Row> snapshot, long first,
-                        List<Row> block, long now) throws IOException {
-                    return takeBlock(first, block, now);
-                }
-            });
+            return claim(range, blockSize, startUp, () -> call("select", () -> new TreeMap<>(rows)),
+                    snapshot -> snapshot, (snapshot, first, block, now) -> takeBlock(first, block, now));
         }
 
         private LeaseClaimWalk.Attempt<LeaseClaim<Fence>> takeBlock(long first, List<Row> read, long now)

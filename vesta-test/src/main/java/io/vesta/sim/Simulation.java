@@ -28,7 +28,8 @@ import java.util.logging.Logger;
  * cut off from the store, closes and starts again, or crashes and starts again under the same owner. Every store call
  * takes virtual time and may be lost, lose its reply after the write landed, or be delivered twice; the stores
  * themselves fail as their model says (a Redis-like server restarts empty or from a snapshot, ZooKeeper sessions
- * expire). Every ID issued is judged by the {@link Checker} against the store's history.
+ * expire, etcd changes leaders and is restored from older snapshots). Every ID issued is judged by the {@link Checker}
+ * against the store's history.
  *
  * <p>The same {@link Scenario} gives the same trace, event for event: one thread runs at a time, and every random
  * choice comes from the scheduler's seeded source.
@@ -55,7 +56,7 @@ public final class Simulation {
                     parts.length > 2 ? Defect.valueOf(parts[2].toUpperCase(Locale.ROOT)) : Defect.NONE);
         }
 
-        /** The seed's scenario in a sweep over every store: seed mod 3 picks it. */
+        /** The seed's scenario in a sweep over every store: seed mod 4 (the number of stores) picks it. */
         public static Scenario forSeed(long seed) {
             return new Scenario(seed, Store.values()[Math.floorMod(seed, Store.values().length)], Defect.NONE);
         }
@@ -134,6 +135,7 @@ public final class Simulation {
             case ROW -> new RowStoreModel(this);
             case REDIS -> new RedisModel(this);
             case ZOOKEEPER -> new ZooKeeperModel(this);
+            case ETCD -> new EtcdModel(this);
         };
         trace("scenario " + scenario + ": " + nodeCount + " nodes, range " + range + " (" + range.order().name()
                 .toLowerCase(java.util.Locale.ROOT) + "), block " + blockSize + ", lease " + lease + " ms, renewal "
@@ -158,6 +160,9 @@ public final class Simulation {
             }
             if (model instanceof RedisModel redis) {
                 redis.schedule();
+            }
+            if (model instanceof EtcdModel etcd) {
+                etcd.schedule();
             }
             scheduler.runUntil(START + duration);
         } catch (RuntimeException | Error e) {
@@ -289,6 +294,9 @@ public final class Simulation {
         }
         if (model instanceof RedisModel redis) {
             return redis.backend(run);
+        }
+        if (model instanceof EtcdModel etcd) {
+            return etcd.backend(run);
         }
         return ((ZooKeeperModel) model).backend(run);
     }

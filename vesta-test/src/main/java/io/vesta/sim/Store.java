@@ -7,5 +7,7 @@ public enum Store {
     /** {@link RedisModel}: the Redis hash. */
     REDIS,
     /** {@link ZooKeeperModel}: ZooKeeper's versioned nodes and sessions. */
-    ZOOKEEPER
+    ZOOKEEPER,
+    /** {@link EtcdModel}: etcd's revisions and transactions, one key per machine ID. */
+    ETCD
 }

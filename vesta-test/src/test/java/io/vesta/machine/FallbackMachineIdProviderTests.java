@@ -109,9 +109,36 @@ class FallbackMachineIdProviderTests {
             return true;
         }
 
+        /** Its rows for an operator (the generator asks whether the provider has a store's leases at all). */
         @Override
         public MachineIdLeases leases(LongPredicate heldHere) {
-            throw new UnsupportedOperationException();
+            return new MachineIdLeases() {
+                @Override
+                public String describe() {
+                    return store();
+                }
+
+                @Override
+                public List<MachineIdLeaseInfo> list(MachineIdRange range) {
+                    synchronized (Table.this) {
+                        long now = clock.currentTimeMillis();
+                        List<MachineIdLeaseInfo> infos = new ArrayList<>();
+                        for (long id = range.min(); id <= range.max(); id++) {
+                            Row row = rows.get(id);
+                            infos.add(row == null ? MachineIdLeaseInfo.free(id) : new MachineIdLeaseInfo(id,
+                                    row.expiry() > now ? MachineIdLeaseInfo.State.LIVE
+                                            : MachineIdLeaseInfo.State.EXPIRED, "a", Instant.ofEpochMilli(row.expiry()),
+                                    Instant.ofEpochMilli(row.highWater()), row.generation(), heldHere.test(id)));
+                        }
+                        return infos;
+                    }
+                }
+
+                @Override
+                public Released release(long machineId, boolean force) {
+                    throw new UnsupportedOperationException("these tests end no lease by hand");
+                }
+            };
         }
 
         @Override
@@ -292,5 +319,22 @@ class FallbackMachineIdProviderTests {
         assertThatThrownBy(() -> EmbeddedIdService.builder().settingPrefix("vesta.").machineIdRange(0, 1015)
                 .machineIdProvider(leased()).machineIdFallback(1016L).build())
                 .isInstanceOf(InvalidSettingException.class).hasMessageContaining("time store");
+    }
+
+    /**
+     * A provider whose machine ID is fixed (an IP list here) is never unavailable, so a fallback beside it would never be
+     * used: the generator refuses it, as the starter does, rather than build with a setting that does nothing.
+     */
+    @Test
+    void aFallbackBesideAProviderWithAFixedMachineIdIsRefusedNamingTheProvider() throws Exception {
+        java.net.InetAddress host = java.net.InetAddress.getByAddress(new byte[] { 10, 0, 0, 7 });
+        MachineIdProvider ipList = new IpListMachineIdProvider(List.of("10.0.0.7"), () -> List.of(host),
+                "vesta.machine-id.ip-list");
+        assertThatThrownBy(() -> EmbeddedIdService.builder().settingPrefix("vesta.").machineIdRange(0, 1015)
+                .machineIdProvider(ipList).machineIdFallback(1016L).timestampStoreDirectory(marks).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageStartingWith("vesta.machine-id.fallback.value=1016 is used only with a machine ID leased"
+                        + " from a store: the machine ID of " + ipList.describe() + " is never unavailable")
+                .hasMessageContaining("unset, or set with a provider that leases from a store");
     }
 }

@@ -197,6 +197,42 @@ class LeasedMachineIdProviderTests {
     }
 
     /**
+     * A store's client may fail with an exception that has no message (a timeout, a cancelled call): the warning must
+     * still say what failed, not end in "null".
+     */
+    @Test
+    void aRenewalFailureWithoutAMessageIsLoggedByItsKind() {
+        LeasedMachineIdProvider<Long> provider = acquired();
+        List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                logged.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(LeasedMachineIdProviderTests.class.getName());
+        logger.addHandler(handler);
+        try {
+            store.failure = new java.util.concurrent.CancellationException();
+            clock.advance(Duration.ofMillis(RENEWAL));
+            assertThat(provider.renewNow()).isTrue();
+        } finally {
+            logger.removeHandler(handler);
+            store.failure = null;
+        }
+        assertThat(logged).singleElement().asString().startsWith("Cannot renew the lease on machine ID 0 in")
+                .contains(": java.util.concurrent.CancellationException;").doesNotContain("null");
+    }
+
+    /**
      * A clock stepped back after IDs were issued must not lower the release's mark below them: the next holder starts
      * right after the mark, and an ID of its own in a millisecond this node already issued in could repeat one.
      */

@@ -11,7 +11,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the simulation over many seeds, each against the store {@code seed mod 3} picks. {@code -Dvesta.sim.seeds=N}
+ * Runs the simulation over many seeds, each against the store {@code seed mod 4} picks. {@code -Dvesta.sim.seeds=N}
  * sets how many (10,000 by default, about two minutes), {@code -Dvesta.sim.firstSeed=S} where they start. A failing
  * seed prints itself and the command that replays it.
  */
@@ -61,24 +61,45 @@ class SimulationSeedsTests {
      */
     @Test
     void zooKeeperSeedsReportAgainAfterALostAnswerAndRefuseAHungProcess() {
-        int again = 0;
-        int refused = 0;
-        for (long seed = 0; seed < 300; seed++) {
-            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, Store.ZOOKEEPER, Defect.NONE));
+        int[] lines = traceLines(Store.ZOOKEEPER, 300, ".* report again \\S+ at version \\d+ until \\d+ -> \\d+",
+                ".* report: \\S+ carries \\S+'s mark, not this process's");
+        System.out.println("ZooKeeper seeds 0..299: " + lines[0] + " reports again at the version read, " + lines[1]
+                + " reports refused on another process's mark");
+        assertThat(lines[0]).as("reports written again at the version read").isPositive();
+        assertThat(lines[1]).as("reports refused on another process's mark").isPositive();
+    }
+
+    /**
+     * The etcd model takes the protocol's two recoveries: a renewal or release whose compare failed finds its own token
+     * in the keys (a write whose reply was lost landed) and adopts their mod revisions, and a claim settles after the
+     * cluster was restored from a snapshot (its store mark names another cluster).
+     */
+    @Test
+    void etcdSeedsAdoptTheirOwnLandedWriteAndSettleAfterARestore() {
+        int[] lines = traceLines(Store.ETCD, 200,
+                ".* the keys still carry token \\S+, a write of ours landed: adopts .*",
+                ".* settles until \\d+: the store mark names cluster \\p{XDigit}+, not \\p{XDigit}+");
+        System.out.println("etcd seeds 0..199: " + lines[0] + " writes retried on the revision of their own landed"
+                + " write, " + lines[1] + " claims settled after a restore");
+        assertThat(lines[0]).as("writes retried on the revision of their own landed write").isPositive();
+        assertThat(lines[1]).as("claims settled after a restore").isPositive();
+    }
+
+    /** Runs seeds 0 to {@code seeds - 1} on {@code store}, each passing, and counts the trace lines of each pattern. */
+    private static int[] traceLines(Store store, int seeds, String... patterns) {
+        int[] counts = new int[patterns.length];
+        for (long seed = 0; seed < seeds; seed++) {
+            Simulation.Result result = Simulation.run(new Simulation.Scenario(seed, store, Defect.NONE));
             assertThat(result.failures()).as("%s", result.scenario()).isEmpty();
             for (String line : result.trace().split("\n")) {
-                if (line.matches(".* report again \\S+ at version \\d+ until \\d+ -> \\d+")) {
-                    again++;
-                }
-                if (line.matches(".* report: \\S+ carries \\S+'s mark, not this process's")) {
-                    refused++;
+                for (int i = 0; i < patterns.length; i++) {
+                    if (line.matches(patterns[i])) {
+                        counts[i]++;
+                    }
                 }
             }
         }
-        System.out.println("ZooKeeper seeds 0..299: " + again + " reports again at the version read, " + refused
-                + " reports refused on another process's mark");
-        assertThat(again).as("reports written again at the version read").isPositive();
-        assertThat(refused).as("reports refused on another process's mark").isPositive();
+        return counts;
     }
 
     /** {@code -Dvesta.sim.replay=seed:STORE:DEFECT}: runs that one scenario again and prints its trace. */
@@ -94,6 +115,7 @@ class SimulationSeedsTests {
     void aSeedReplaysToTheSameTrace() {
         for (Simulation.Scenario scenario : List.of(Simulation.Scenario.parse("7:ROW:NONE"),
                 Simulation.Scenario.parse("8:REDIS:NONE"), Simulation.Scenario.parse("9:ZOOKEEPER:NONE"),
+                Simulation.Scenario.parse("11:ETCD:NONE"),
                 Simulation.Scenario.parse("99:ROW:TAKEOVER_FENCED_BY_GENERATION_ONLY"))) {
             Simulation.Result first = Simulation.run(scenario);
             Simulation.Result second = Simulation.run(scenario);

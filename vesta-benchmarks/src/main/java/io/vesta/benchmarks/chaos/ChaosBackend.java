@@ -3,12 +3,17 @@ package io.vesta.benchmarks.chaos;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.test.etcd.EtcdCluster;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -17,6 +22,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +41,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,8 +84,18 @@ abstract class ChaosBackend implements AutoCloseable {
     /** A fault of the store itself, if it is time for one; called from the harness's loop, must not block long. */
     abstract void tick(long now, LeaseChaosHarness.Run run) throws Exception;
 
+    /**
+     * Whether {@link #nodeFault} has faults of the store's side of a node (its connections) to pick from; the stores
+     * without (ZooKeeper, etcd) have their faults in {@link #tick}.
+     */
+    boolean hasNodeFaults() {
+        return false;
+    }
+
     /** Node faults that only this backend has: a pick from the loop's random fault. Returns false if none. */
-    abstract boolean nodeFault(LeaseChaosHarness.Run run) throws Exception;
+    boolean nodeFault(LeaseChaosHarness.Run run) throws Exception {
+        return false;
+    }
 
     /** Store faults still in progress finish before the nodes are checked. */
     void quiesce() throws Exception {
@@ -96,11 +114,7 @@ abstract class ChaosBackend implements AutoCloseable {
         private final String table;
         private HikariDataSource admin;
         private final AtomicBoolean stalling = new AtomicBoolean();
-        private final ExecutorService staller = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-table-stall");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService staller = faultThread("chaos-table-stall");
 
         Db(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) {
             super(options, dir, suffix, random);
@@ -139,6 +153,11 @@ abstract class ChaosBackend implements AutoCloseable {
 
         @Override
         void tick(long now, LeaseChaosHarness.Run run) {
+        }
+
+        @Override
+        boolean hasNodeFaults() {
+            return true;
         }
 
         @Override
@@ -249,11 +268,7 @@ abstract class ChaosBackend implements AutoCloseable {
         private TestingCluster cluster;
         private CuratorFramework probe;
         private String connectString;
-        private final ExecutorService members = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-zookeeper-members");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService members = faultThread("chaos-zookeeper-members");
         private final AtomicBoolean memberDown = new AtomicBoolean();
         private long nextMemberFault;
         private long nextTwin;
@@ -358,10 +373,6 @@ abstract class ChaosBackend implements AutoCloseable {
             }
         }
 
-        @Override
-        boolean nodeFault(LeaseChaosHarness.Run run) {
-            return false;
-        }
 
         /** Slots whose owner has a node with a machine ID under the namespace; empty if ZooKeeper cannot say. */
         private Set<Integer> holdingSlots() {
@@ -430,11 +441,7 @@ abstract class ChaosBackend implements AutoCloseable {
         private final String key;
         private final int port;
         private Process server;
-        private final ExecutorService faults = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "chaos-redis-faults");
-            thread.setDaemon(true);
-            return thread;
-        });
+        private final ExecutorService faults = faultThread("chaos-redis-faults");
         private final AtomicBoolean faulting = new AtomicBoolean();
         private long nextServerFault;
 
@@ -539,6 +546,11 @@ abstract class ChaosBackend implements AutoCloseable {
         }
 
         @Override
+        boolean hasNodeFaults() {
+            return true;
+        }
+
+        @Override
         boolean nodeFault(LeaseChaosHarness.Run run) {
             if (faulting.get()) {
                 return false;
@@ -613,6 +625,181 @@ abstract class ChaosBackend implements AutoCloseable {
                 server.waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * A three-member etcd cluster of the run's own ({@link EtcdCluster}, data under the run's directory), the nodes
+     * leasing under a prefix of the run's own. Faults, one at a time: a member killed (SIGKILL) and started again on
+     * its data, a member paused (SIGSTOP) and resumed, in half of them the current leader; and the quorum lost, two
+     * members killed or paused for 1.5 to 3 leases, so that every lease runs out while no node can renew: each such
+     * window (from a lease and the clock skew after the quorum went until it comes back) goes to
+     * {@link ChaosChecker#OUTAGES}, where the checker counts any leased ID issued in it.
+     */
+    static final class Etcd extends ChaosBackend {
+
+        private final String prefix;
+        private EtcdCluster cluster;
+        private final ExecutorService members = faultThread("chaos-etcd-members");
+        private final AtomicBoolean faulting = new AtomicBoolean();
+        private final List<String> outages = new CopyOnWriteArrayList<>();
+        private long nextMemberFault;
+
+        Etcd(LeaseChaosHarness.Options options, Path dir, String suffix, SplittableRandom random) {
+            super(options, dir, suffix, random);
+            this.prefix = "/vesta/chaos-" + suffix + "/";
+        }
+
+        @Override
+        String name() {
+            return "etcd";
+        }
+
+        @Override
+        void start(PrintStream out) throws Exception {
+            cluster = EtcdCluster.start(options.etcdServer(), dir.resolve("etcd"), 3);
+            out.println("  etcd cluster " + endpoints() + " (3 members, heartbeat 50 ms, election timeout 500 ms),"
+                    + " prefix " + prefix);
+            nextMemberFault = System.currentTimeMillis() + 3000 + random.nextInt(2000);
+        }
+
+        private String endpoints() {
+            return String.join(",", cluster.endpoints().stream().map(URI::toString).toList());
+        }
+
+        @Override
+        List<String> nodeArgs(int slot, String owner) {
+            return List.of("--etcd-endpoints=" + endpoints(), "--prefix=" + prefix, "--lease-ms=" + options.leaseMillis(),
+                    "--heartbeat-ms=" + options.heartbeatMillis(), "--max-clock-skew-ms=" + options.maxClockSkewMillis());
+        }
+
+        @Override
+        long handOverMillis() {
+            return options.leaseMillis();
+        }
+
+
+        @Override
+        void tick(long now, LeaseChaosHarness.Run run) {
+            if (now < nextMemberFault || run.timeLeft(now) <= 6000 || !faulting.compareAndSet(false, true)) {
+                return;
+            }
+            int roll = random.nextInt(100);
+            boolean quorum = roll < (options.fallback() ? 40 : 25);
+            boolean kill = quorum ? random.nextBoolean() : roll < 65;
+            boolean leader = random.nextBoolean();
+            int first = random.nextInt(3);
+            int offset = 1 + random.nextInt(2);
+            long downFor = quorum ? Math.round(handOverMillis() * (1.5 + random.nextDouble() * 1.5))
+                    : 300 + random.nextInt(1700);
+            nextMemberFault = now + downFor + 1500 + random.nextInt(2500);
+            members.submit(() -> {
+                try {
+                    memberFault(run, quorum, kill, leader, first, offset, downFor);
+                } catch (Exception e) {
+                    System.err.println("etcd member fault: " + e);
+                } finally {
+                    faulting.set(false);
+                }
+                return null;
+            });
+        }
+
+        /**
+         * Takes one member (or two: no quorum) down for {@code downFor} ms, the current leader first if {@code leader}
+         * and one is known (else {@code first}), the second {@code offset} members after the first, and brings it back;
+         * waits until the cluster has a leader again.
+         */
+        private void memberFault(LeaseChaosHarness.Run run, boolean quorum, boolean kill, boolean leader, int first,
+                int offset, long downFor) throws Exception {
+            int current = leader ? cluster.leader() : -1;
+            List<Integer> victims = new ArrayList<>();
+            victims.add(current >= 0 ? current : first);
+            if (quorum) {
+                victims.add((victims.get(0) + offset) % 3);
+            }
+            String how = kill ? "killed (SIGKILL)" : "paused (SIGSTOP)";
+            run.count(quorum ? "quorum loss" : kill ? "member kill" : "member pause");
+            if (current >= 0) {
+                run.count("leader fault");
+            }
+            run.event("etcd member(s) " + victims.stream().map(cluster::name).toList() + (current >= 0 ? " (leader "
+                    + cluster.name(current) + " first)" : "") + " " + how + " for " + downFor + " ms");
+            for (int member : victims) {
+                if (kill) {
+                    cluster.kill(member);
+                } else {
+                    cluster.pause(member);
+                }
+            }
+            long down = System.currentTimeMillis();
+            Thread.sleep(downFor);
+            long up = System.currentTimeMillis();
+            if (quorum && up > down + options.leaseMillis() + options.maxClockSkewMillis()) {
+                // From a lease (and the skew) after the quorum went no lease may be in force until it is back.
+                outages.add((down + options.leaseMillis() + options.maxClockSkewMillis()) + " " + up);
+            }
+            // Under the lock close() takes: a member is not started again once the cluster was closed (the harness's
+            // shutdown hook may close it while this thread sleeps).
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                for (int member : victims) {
+                    if (kill) {
+                        cluster.start(member);
+                    } else {
+                        cluster.resume(member);
+                    }
+                }
+            }
+            cluster.awaitReady();
+        }
+
+        @Override
+        void quiesce() throws Exception {
+            members.submit(() -> null).get(60, TimeUnit.SECONDS);
+            Files.write(dir.resolve(ChaosChecker.OUTAGES), outages);
+        }
+
+        @Override
+        void describeEnd(PrintStream out) throws Exception {
+            List<URI> endpoints = cluster.endpoints();
+            try (Client client = Client.builder().endpoints(endpoints.toArray(URI[]::new)).build()) {
+                ByteSequence key = ByteSequence.from(prefix, StandardCharsets.UTF_8);
+                GetResponse response = client.getKVClient().get(key, GetOption.builder().isPrefix(true).build())
+                        .get(10, TimeUnit.SECONDS);
+                out.println("  keys at the end      " + String.join("; ", response.getKvs().stream()
+                        .map(kv -> kv.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length()) + ": "
+                                + kv.getValue().toString(StandardCharsets.UTF_8).replace("chaos-" + suffix + "-", "slot ")
+                                + " (mod revision " + kv.getModRevision() + ")").toList()));
+            } catch (Exception e) {
+                out.println("  keys at the end      unreadable: " + e);
+            }
+        }
+
+        private boolean closed;
+
+        /** Idempotent: the harness's shutdown hook may call it while the run itself does. */
+        @Override
+        public synchronized void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            members.shutdownNow();
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+    }
+
+    /** The one daemon thread a backend runs its store faults on, one after another, off the harness's loop. */
+    static ExecutorService faultThread(String name) {
+        return Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     static String fmt(long value) {

@@ -86,12 +86,25 @@ final class ChaosChecker {
             long lossesExpired, long lossesRevoked, long lossesClock, long lossesOther, long resumed, long cleanEnds,
             long duplicates, long late, long early, long foreign, long orphans, long generationUnknown,
             long ambiguousPairs, long lateSameOwner, long lateOtherOwner, long lateSecondProcess, Fallbacks fallbacks,
-            List<String> findings) {
+            Outages outages, List<String> findings) {
 
         boolean passed() {
-            return duplicates == 0 && late == 0 && early == 0 && foreign == 0 && orphans == 0;
+            return duplicates == 0 && late == 0 && early == 0 && foreign == 0 && orphans == 0 && outages.ids() == 0;
         }
     }
+
+    /**
+     * The store's outages the harness recorded ({@link #OUTAGES}): windows in which no lease can have been renewed, so
+     * no leased machine ID may be issued from a lease after the window's start on; {@code ids} were, nevertheless.
+     */
+    record Outages(int windows, long millis, long ids) {
+    }
+
+    /**
+     * One line per window, {@code FROM TO} in Unix ms: from FROM to TO no lease may be in force (the store could
+     * renew none since FROM less a lease), so no ID of a leased machine ID may carry a time in between.
+     */
+    static final String OUTAGES = "outages.txt";
 
     /**
      * The spans under fallback machine IDs: how many (and how many a service started on), how many times a service on
@@ -234,9 +247,7 @@ final class ChaosChecker {
             long machine = holder.acquisition.machineId();
             for (int i = holder.from; i < holder.to; i++) {
                 long id = ids[i];
-                IdLayout layout = IdLayout.of(id);
-                long time = (id >>> layout.timeShift()) & layout.maxTime();
-                long wall = codec.epochMillis() + time * layout.unitMillis();
+                long wall = wallOf(id);
                 if ((id & IdLayout.MAX_MACHINE) != machine) {
                     holder.foreign++;
                 }
@@ -280,6 +291,7 @@ final class ChaosChecker {
         }
 
         Fallbacks fallbacks = fallbacks(holders);
+        Outages outages = outages(dir, holders, ids, findings);
         Arrays.parallelSort(ids, 0, total);
         long duplicates = 0;
         Set<Long> samples = new HashSet<>();
@@ -300,7 +312,55 @@ final class ChaosChecker {
                 counters[8 + (int) ChaosLog.LOSS_EXPIRED], counters[8 + (int) ChaosLog.LOSS_REVOKED],
                 counters[8 + (int) ChaosLog.LOSS_CLOCK], counters[8 + (int) ChaosLog.LOSS_OTHER], counters[13], counters[15],
                 duplicates, late, early, foreign, orphans[0], generationUnknown, ambiguous / 2, lateSameOwner,
-                lateOtherOwner, lateSecondProcess, fallbacks, findings);
+                lateOtherOwner, lateSecondProcess, fallbacks, outages, findings);
+    }
+
+    /** Leased IDs (not under a fallback) whose time lies in one of the outage windows of {@link #OUTAGES}, if any. */
+    private Outages outages(Path dir, List<Holder> holders, long[] ids, List<String> findings) throws IOException {
+        Path file = dir.resolve(OUTAGES);
+        if (!Files.exists(file)) {
+            return new Outages(0, 0, 0);
+        }
+        List<long[]> windows = new ArrayList<>();
+        long millis = 0;
+        for (String line : Files.readAllLines(file)) {
+            if (!line.isBlank()) {
+                String[] parts = line.trim().split("\\s+");
+                long[] window = { Long.parseLong(parts[0]), Long.parseLong(parts[1]) };
+                windows.add(window);
+                millis += Math.max(0, window[1] - window[0]);
+            }
+        }
+        long inside = 0;
+        for (Holder holder : holders) {
+            if (holder.acquisition.machineId() >= fallbackFrom) {
+                continue;
+            }
+            long count = 0;
+            long last = Long.MIN_VALUE;
+            for (int i = holder.from; i < holder.to; i++) {
+                long wall = wallOf(ids[i]);
+                for (long[] window : windows) {
+                    if (wall >= window[0] && wall < window[1]) {
+                        count++;
+                        last = Math.max(last, wall);
+                    }
+                }
+            }
+            inside += count;
+            if (count > 0 && findings.size() < 8) {
+                findings.add(String.format(Locale.ROOT, "in an outage: machine %d, %s issued %,d IDs while the store could"
+                        + " renew no lease, the last at %s", holder.acquisition.machineId(), holder.who(), count,
+                        Instant.ofEpochMilli(last)));
+            }
+        }
+        return new Outages(windows.size(), millis, inside);
+    }
+
+    private long wallOf(long id) {
+        IdLayout layout = IdLayout.of(id);
+        long time = (id >>> layout.timeShift()) & layout.maxTime();
+        return codec.epochMillis() + time * layout.unitMillis();
     }
 
     /** Holders are in file order, and a service's spans one after another under one attempt of one file. */
@@ -426,6 +486,11 @@ final class ChaosChecker {
             out.printf(Locale.ROOT, "  fallbacks            %,d spells (%,d from a start on the fallback, the rest switches of a"
                     + " running service), %,d back to a lease, %,d IDs under fallbacks%n", f.spells(), f.atStart(),
                     f.backToLease(), f.ids());
+        }
+        Outages o = r.outages();
+        if (o.windows() > 0) {
+            out.printf(Locale.ROOT, "  outages              %,d windows past a lease without quorum, %,d ms in all; leased IDs"
+                    + " issued in them %,d%n", o.windows(), o.millis(), o.ids());
         }
         out.printf(Locale.ROOT, "  duplicates           %,d%n", r.duplicates());
         out.printf(Locale.ROOT, "  late IDs             %,d (after the next holder's notBefore; that holder: a second process under"

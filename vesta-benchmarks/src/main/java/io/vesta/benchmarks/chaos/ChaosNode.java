@@ -15,16 +15,20 @@ import io.vesta.machine.MachineIdLeases;
 import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.MachineIdUnavailableException;
+import io.vesta.machine.etcd.EtcdMachineIdProvider;
 import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -34,7 +38,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One node of {@link LeaseChaosHarness}, in a JVM of its own: acquires a machine ID from the database lease
- * table or from ZooKeeper, issues MIN_GRANULARITY IDs (1 ms units, the layout on which an overlap of two holders
+ * table, ZooKeeper, Redis or etcd, issues MIN_GRANULARITY IDs (1 ms units, the layout on which an overlap of two holders
  * shows up soonest as a duplicate) and appends each to its own {@link ChaosLog} file. When the service refuses
  * (lease ended or lost, clock) it closes it and builds a new one, as an application restarting its generator
  * would. Started only by the harness; it stops by itself at {@code --deadline} and halts if the harness is gone.
@@ -334,6 +338,16 @@ public final class ChaosNode {
             uri.setClientName(required(options, "app-name"));
             return RedisMachineIdProvider.builder(uri)
                     .key(required(options, "key"))
+                    .owner(owner)
+                    .lease(Duration.ofMillis(Long.parseLong(required(options, "lease-ms"))))
+                    .heartbeat(Duration.ofMillis(Long.parseLong(required(options, "heartbeat-ms"))))
+                    .maxClockSkew(Duration.ofMillis(Long.parseLong(required(options, "max-clock-skew-ms"))))
+                    .build();
+        }
+        if (backend.equals("etcd")) {
+            List<URI> endpoints = Arrays.stream(required(options, "etcd-endpoints").split(",")).map(URI::create).toList();
+            return EtcdMachineIdProvider.builder(endpoints)
+                    .prefix(required(options, "prefix"))
                     .owner(owner)
                     .lease(Duration.ofMillis(Long.parseLong(required(options, "lease-ms"))))
                     .heartbeat(Duration.ofMillis(Long.parseLong(required(options, "heartbeat-ms"))))

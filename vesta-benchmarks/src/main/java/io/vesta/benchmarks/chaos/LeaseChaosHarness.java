@@ -31,7 +31,9 @@ import java.util.stream.Stream;
  * holder's renewal and another node's takeover of the same row meet); for ZooKeeper, members of a three-member
  * ensemble killed and restarted, and a second process started under the owner name of a node that holds an ID; for
  * Redis (a {@code redis-server} of the run's own, without persistence), the server killed and started again empty,
- * paused with SIGSTOP, and {@code CLIENT KILL} of the nodes' connections.
+ * paused with SIGSTOP, and {@code CLIENT KILL} of the nodes' connections; for etcd (a three-member cluster of the
+ * run's own), members killed and restarted or paused, the current leader in half of the faults, and the quorum lost for
+ * 1.5 to 3 leases, in which the checker also counts every leased ID issued after the leases must have run out.
  * Every node appends each ID it issues to a file of its own; afterwards
  * {@link ChaosChecker} reads them all and counts duplicates and IDs issued after the issuing node's lease had
  * ended. Exits 1 if there is either (or another inconsistency), 2 on a usage or set-up error.
@@ -39,18 +41,18 @@ import java.util.stream.Stream;
  * <p>Everything runs on this host and talks to 127.0.0.1 only; every loop is bounded in time and count, and
  * every child is killed when the harness ends, also from a shutdown hook (and a child halts by itself once this
  * process is gone). About a minute per backend plus set-up and checking, so under three minutes with
- * {@code --backend=both}:
+ * {@code --backend=both}, five with {@code all}:
  * <pre>
  * mvn -q -B -DskipTests package -pl vesta-benchmarks -am &amp;&amp; \
  *   java -cp vesta-benchmarks/target/benchmarks.jar io.vesta.benchmarks.chaos.LeaseChaosHarness \
- *     --backend=db|zookeeper|redis|both|all [--seconds=60] [--nodes=5] [--machine-ids=3] [--seed=N] \
+ *     --backend=db|zookeeper|redis|etcd|both|all [--seconds=60] [--nodes=5] [--machine-ids=3] [--seed=N] \
  *     [--jdbc-url=jdbc:postgresql://127.0.0.1:5432/test?user=postgres] [--lease-ms=1500] [--heartbeat-ms=375] \
  *     [--report-ms=150] [--reclaim-ms=1500] [--zk-lease-ms=N] [--rate=20000] [--fault-ms=200-600] \
  *     [--near-lease-stops=0.25] [--redis-server=redis-server] [--max-clock-skew-ms=100] [--work-dir=DIR] [--keep] \
- *     [--fallback]
+ *     [--etcd-server=etcd] [--fallback]
  * </pre>
- * {@code --backend} is {@code both} (db and zookeeper) by default; {@code all} adds redis, which uses {@code --lease-ms}
- * and {@code --heartbeat-ms} like the table. {@code --zk-lease-ms} sets the ZooKeeper provider's
+ * {@code --backend} is {@code both} (db and zookeeper) by default; {@code all} adds redis and etcd, which use
+ * {@code --lease-ms}, {@code --heartbeat-ms} and {@code --max-clock-skew-ms}. {@code --zk-lease-ms} sets the ZooKeeper provider's
  * {@code lease}; without it the provider's default applies (30 s, or half of {@code reclaimAfter} if shorter). The files of a failed run (or of any run, with
  * {@code --keep}) stay behind, with {@code events.txt}, the faults in order; {@link ChaosChecker#main} checks
  * them again.
@@ -59,7 +61,8 @@ import java.util.stream.Stream;
  * plus its slot; the second processes under another slot's owner get theirs above the nodes'), and a time store of its
  * slot, and keeps its service across the switches to the fallback and back. The store faults then last long enough
  * for leases to run out (the table locked for 2 to 3 leases, Redis paused for 1.5 to 3, two of the three ZooKeeper
- * members down for 1.5 to 3 times {@code reclaimAfter}), so that every node switches; the checker counts the spells
+ * members down for 1.5 to 3 times {@code reclaimAfter}, two of the three etcd members for 1.5 to 3 leases, more often
+ * than without), so that every node switches; the checker counts the spells
  * and the IDs under fallbacks, and every ID, leased or not, goes through the duplicate check.
  */
 public final class LeaseChaosHarness {
@@ -71,13 +74,13 @@ public final class LeaseChaosHarness {
     record Options(String backend, int seconds, int nodes, int machineIds, long seed, String jdbcUrl, long leaseMillis,
             long heartbeatMillis, long reportMillis, long reclaimMillis, Long zkLeaseMillis, double rate,
             long faultMinMillis, long faultMaxMillis, double nearLeaseStops, Path workDir, boolean keep,
-            String redisServer, long maxClockSkewMillis, boolean fallback) {
+            String redisServer, long maxClockSkewMillis, boolean fallback, String etcdServer) {
 
         /** The backends a run goes through, in order. */
         List<String> backends() {
             return switch (backend) {
                 case "both" -> List.of("db", "zookeeper");
-                case "all" -> List.of("db", "zookeeper", "redis");
+                case "all" -> List.of("db", "zookeeper", "redis", "etcd");
                 default -> List.of(backend);
             };
         }
@@ -85,16 +88,16 @@ public final class LeaseChaosHarness {
         static Options of(Map<String, String> o) {
             Set<String> known = Set.of("backend", "seconds", "nodes", "machine-ids", "seed", "jdbc-url", "lease-ms",
                     "heartbeat-ms", "report-ms", "reclaim-ms", "zk-lease-ms", "rate", "fault-ms", "near-lease-stops",
-                    "work-dir", "keep", "redis-server", "max-clock-skew-ms", "fallback");
+                    "work-dir", "keep", "redis-server", "max-clock-skew-ms", "fallback", "etcd-server");
             for (String key : o.keySet()) {
                 if (!known.contains(key)) {
                     throw new IllegalArgumentException("unknown option --" + key);
                 }
             }
             String backend = o.getOrDefault("backend", "both");
-            if (!Set.of("db", "zookeeper", "redis", "both", "all").contains(backend)) {
-                throw new IllegalArgumentException("--backend must be db, zookeeper, redis, both (db and zookeeper) or all,"
-                        + " was " + backend);
+            if (!Set.of("db", "zookeeper", "redis", "etcd", "both", "all").contains(backend)) {
+                throw new IllegalArgumentException("--backend must be db, zookeeper, redis, etcd, both (db and zookeeper)"
+                        + " or all, was " + backend);
             }
             int seconds = range("seconds", Integer.parseInt(o.getOrDefault("seconds", "60")), 10, 600);
             int nodes = range("nodes", Integer.parseInt(o.getOrDefault("nodes", "5")), 2, 12);
@@ -127,7 +130,8 @@ public final class LeaseChaosHarness {
             long skew = range("max-clock-skew-ms", Long.parseLong(o.getOrDefault("max-clock-skew-ms", "100")), 0, 60_000);
             return new Options(backend, seconds, nodes, machineIds, seed, url, lease, heartbeat, report, reclaim, zkLease,
                     rate, faultMin, faultMax, near, o.containsKey("work-dir") ? Path.of(o.get("work-dir")) : null,
-                    o.containsKey("keep"), o.getOrDefault("redis-server", "redis-server"), skew, o.containsKey("fallback"));
+                    o.containsKey("keep"), o.getOrDefault("redis-server", "redis-server"), skew, o.containsKey("fallback"),
+                    o.getOrDefault("etcd-server", "etcd"));
         }
 
         private static int range(String name, int value, int min, int max) {
@@ -241,6 +245,9 @@ public final class LeaseChaosHarness {
                         fault("table stall"));
                 case "redis" -> String.format(Locale.ROOT, "%,d restarts (data lost), %,d pauses, %,d connection kills",
                         fault("redis restart"), fault("redis pause"), fault("conn-kill"));
+                case "etcd" -> String.format(Locale.ROOT, "%,d member kills, %,d member pauses, %,d quorum losses;"
+                        + " %,d of them on the leader", fault("member kill"), fault("member pause"), fault("quorum loss"),
+                        fault("leader fault"));
                 default -> String.format(Locale.ROOT, "%,d member restarts", fault("member restart"))
                         + (fallback ? String.format(Locale.ROOT, ", %,d quorum losses", fault("quorum loss")) : "");
             };
@@ -329,6 +336,7 @@ public final class LeaseChaosHarness {
             backend = switch (backendName) {
                 case "db" -> new ChaosBackend.Db(options, dir, suffix, random);
                 case "redis" -> new ChaosBackend.Redis(options, dir, suffix, random);
+                case "etcd" -> new ChaosBackend.Etcd(options, dir, suffix, random);
                 default -> new ChaosBackend.ZooKeeper(options, dir, suffix, random);
             };
             ChaosChecker.Result result;
@@ -338,7 +346,7 @@ public final class LeaseChaosHarness {
                 out.printf(Locale.ROOT, "  %s; SIGSTOP for 1.5-3x (and %.0f%% of them 0.9-1.2x) %d ms; a fault every %d-%d ms;"
                                 + " %,.0f IDs/s per node at most%n",
                         !backendName.equals("zookeeper") ? "lease " + options.leaseMillis() + " ms, heartbeat "
-                                + options.heartbeatMillis() + " ms" + (backendName.equals("redis") ? ", max clock skew "
+                                + options.heartbeatMillis() + " ms" + (Set.of("redis", "etcd").contains(backendName) ? ", max clock skew "
                                 + options.maxClockSkewMillis() + " ms" : "")
                                 : "reportInterval " + options.reportMillis() + " ms, reclaimAfter " + options.reclaimMillis() + " ms"
                                 + (options.zkLeaseMillis() != null ? ", lease " + options.zkLeaseMillis() + " ms" : ", lease not set"),
@@ -420,7 +428,7 @@ public final class LeaseChaosHarness {
         private void fault() throws Exception {
             int roll = random.nextInt(100);
             // The table and Redis have faults of a node's connection; ZooKeeper's are its members, in tick.
-            boolean db = !backendName.equals("zookeeper");
+            boolean db = backend.hasNodeFaults();
             if (db && roll < 30 && backend.nodeFault(this)) {
                 return;
             }
@@ -574,11 +582,12 @@ public final class LeaseChaosHarness {
             count(kind, 1);
         }
 
-        void count(String kind, long n) {
+        /** Also from a backend's fault thread (etcd's), hence synchronized, as {@link #event} is. */
+        synchronized void count(String kind, long n) {
             faults.merge(kind, n, Long::sum);
         }
 
-        void event(String what) {
+        synchronized void event(String what) {
             events.add(String.format(Locale.ROOT, "%6.3f s  %s", (System.currentTimeMillis() - startedAt) / 1000.0, what));
         }
 

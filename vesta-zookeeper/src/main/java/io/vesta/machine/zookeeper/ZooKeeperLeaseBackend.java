@@ -174,7 +174,7 @@ final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.
         if (layout.order() != range.order()) {
             log.log(Level.WARNING, () -> "Namespace '" + namespace + "' was first used before ranges had an order and"
                     + " hands machine IDs out from its range start " + layout.anchor() + " up; this node's range " + range
-                    + " is " + range.order().name().toLowerCase(java.util.Locale.ROOT) + ", and follows the namespace."
+                    + " is " + ZooKeeperNode.Layout.describe(range.order()) + ", and follows the namespace."
                     + " A new namespace records this node's order (docs/machine-ids.md, \"Moving the range boundary\")");
         }
         live.claim(leaseMillis, reportMillis);

@@ -100,7 +100,7 @@ record ZooKeeperNode(String path, String owner, long sequence, long machineId, l
                     + " min, from which blocks are aligned): recorded " + anchor + ", configured " + top;
         }
 
-        private static String describe(MachineIdRange.Order order) {
+        static String describe(MachineIdRange.Order order) {
             return order == MachineIdRange.Order.ASCENDING ? "ascending (from the range start up)"
                     : "descending (from the top whole block down)";
         }
