@@ -1,5 +1,6 @@
 package io.vesta.server;
 
+import io.etcd.jetcd.Client;
 import io.lettuce.core.RedisURI;
 import io.vesta.layout.IdCodec;
 import io.vesta.test.TestVariables;
@@ -50,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Content-Security-Policy: the browser reports no violation while it does, and refuses an inline script put into
  * the page (so the policy is in force, and a violation would be seen). With an epoch that leaves the time field 200
  * days, the page shows when it runs out, the time left and the warning. A screenshot is saved as
- * {@code target/dashboard.png}.
+ * {@code target/dashboard.png}. On etcd the same table lists the keys of the server's prefix.
  */
 class DashboardBrowserTests {
 
@@ -182,6 +183,39 @@ class DashboardBrowserTests {
         assertThat(warning.isDisplayed()).isTrue();
         assertThat(warning.getText()).contains("On the fallback machine ID 1016 (REST and batches)")
                 .contains("cannot give this server a leased machine ID");
+        assertThat(violations()).as("the browser's log while the page worked").isEmpty();
+    }
+
+    @Test
+    void theDashboardListsTheKeysOfAnEtcdPrefix() throws Exception {
+        Path chromium = TestEnvironment.executable(TestEnvironment.CHROMIUM);
+        Path chromedriver = TestEnvironment.executable(TestEnvironment.CHROMEDRIVER);
+        List<URI> endpoints = TestVariables.etcdEndpoints();
+        String prefix = "/vesta-dashboard-test/" + UUID.randomUUID() + "/";
+        Client etcd = Client.builder().endpoints(endpoints).build();
+        closeAfterServer.add(() -> {
+            try (etcd) {
+                EtcdServerTests.remove(etcd, prefix);
+            }
+        });
+        EtcdServerTests.markAsInUse(etcd, prefix);
+        server = new SpringApplicationBuilder(VestaServerApplication.class).run("--server.port=0",
+                "--vesta.server.data-dir=" + dir, "--vesta.machine-id.strategy=etcd",
+                "--vesta.machine-id.etcd.endpoints=" + endpoints.get(0), "--vesta.machine-id.etcd.prefix=" + prefix,
+                "--vesta.machine-id.etcd.owner=dashboard-etcd", "--vesta.server.admin-tokens=" + TOKEN);
+        String base = "http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port");
+
+        WebDriverWait wait = openWithToken(chromium, chromedriver, base);
+
+        // The page rebuilds the table every two seconds: the row is read whole, again if it was replaced meanwhile.
+        String ownRow = wait.ignoring(StaleElementReferenceException.class).until(b -> {
+            WebElement row = b.findElement(By.cssSelector("#lease-table tbody tr.self"));
+            return row.getDomAttribute("data-machine-id") + ": " + row.getText();
+        });
+        assertThat(ownRow).startsWith("1023: ").contains("1023 (this node)").contains("live").contains("dashboard-etcd");
+        assertThat(browser.findElement(By.id("lease-store")).getText()).contains("etcd prefix " + prefix)
+                .contains("range 924-1023");
+        assertThat(browser.findElement(By.id("lease-message")).getText()).startsWith("1 of 100 machine IDs leased, 1 live");
         assertThat(violations()).as("the browser's log while the page worked").isEmpty();
     }
 

@@ -3,8 +3,8 @@ package io.vesta.autoconfigure;
 import java.time.Duration;
 
 /**
- * The lease settings that the db, redis and zookeeper strategies share: who holds a machine ID and how long it stays
- * held without renewal. One class, so that the three stores bind, describe and default them alike; each store's
+ * The lease settings that the db, redis, zookeeper and etcd strategies share: who holds a machine ID and how long it stays
+ * held without renewal. One class, so that the four stores bind, describe and default them alike; each store's
  * properties extend it, which keeps the names flat ({@code vesta.machine-id.db.lease}). Unset means the provider's own
  * default (30s for the lease, a zookeeper lease being at most half of reclaim-after), as the configuration metadata
  * states it.

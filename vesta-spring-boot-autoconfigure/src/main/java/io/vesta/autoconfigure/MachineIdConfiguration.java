@@ -14,9 +14,11 @@ import io.vesta.machine.MachineIdProvider;
 import io.vesta.machine.PropertyMachineIdProvider;
 import io.vesta.machine.StatefulSetMachineIdProvider;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.machine.etcd.EtcdMachineIdProvider;
 import io.vesta.machine.redis.RedisMachineIdProvider;
 import io.vesta.machine.zookeeper.ZooKeeperMachineIdProvider;
 import io.vesta.time.TimeSource;
+import io.etcd.jetcd.Client;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -48,7 +50,7 @@ import java.util.Locale;
  * each on its own conditions, as Boot's {@code DataSourceConfiguration} has one per connection pool. Imported by
  * {@link VestaAutoConfiguration} when this node needs a machine ID ({@link Needed}), so that one provider serves an
  * embedded node, a central server and a client's embedded fallback alike. A provider of the application's own
- * wins. The db, redis and zookeeper strategies are read only when their module is on the classpath; without it the
+ * wins. The db, redis, zookeeper and etcd strategies are read only when their module is on the classpath; without it the
  * strategy fails start-up naming what to add.
  */
 abstract class MachineIdConfiguration {
@@ -59,6 +61,8 @@ abstract class MachineIdConfiguration {
     private static final String CURATOR = "org.apache.curator.framework.CuratorFramework";
     private static final String REDIS_PROVIDER = "io.vesta.machine.redis.RedisMachineIdProvider";
     private static final String LETTUCE = "io.lettuce.core.RedisClient";
+    private static final String ETCD_PROVIDER = "io.vesta.machine.etcd.EtcdMachineIdProvider";
+    private static final String JETCD = "io.etcd.jetcd.Client";
     private static final String DATA_REDIS_CONNECTION = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
     private MachineIdConfiguration() {
@@ -209,6 +213,87 @@ abstract class MachineIdConfiguration {
         }
     }
 
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { ETCD_PROVIDER, JETCD })
+    @ConditionalOnMissingBean(MachineIdProvider.class)
+    @ConditionalOnProperty(name = STRATEGY, havingValue = "etcd")
+    static class Etcd {
+
+        private static final String PREFIX = "vesta.machine-id.etcd.";
+
+        /**
+         * A jetcd client of the provider's own on {@code endpoints}, closed with the provider after its lease is
+         * released; without endpoints, the application's {@link Client}, which the provider uses but does not close
+         * (and then refuses the connection settings, which are that client's own).
+         */
+        @Bean
+        MachineIdProvider vestaMachineIdProvider(VestaProperties properties, ObjectProvider<TimeSource> timeSource,
+                ObjectProvider<Client> client, Environment environment) {
+            EtcdLeaseProperties etcd = properties.getMachineId().getEtcd();
+            EtcdLeaseProperties.Tls tls = etcd.getTls();
+            boolean ownClient = etcd.getEndpoints() != null && !etcd.getEndpoints().isEmpty();
+            Client applicationClient = ownClient ? null : client.getIfUnique();
+            if (!ownClient && applicationClient == null) {
+                throw new InvalidSettingException(PREFIX + "endpoints", null, "etcd client URLs such as"
+                        + " http://etcd-1:2379,http://etcd-2:2379 (https:// for TLS), or one io.etcd.jetcd.Client bean",
+                        "is required with vesta.machine-id.strategy etcd when the application has no jetcd Client");
+            }
+            if ((tls.getKeyCertificate() == null) != (tls.getPrivateKey() == null)) {
+                String missing = tls.getPrivateKey() == null ? "tls.private-key" : "tls.key-certificate";
+                String set = tls.getPrivateKey() == null ? "tls.key-certificate" : "tls.private-key";
+                throw new InvalidSettingException(PREFIX + missing, null, "a PEM file, set together with " + PREFIX
+                        + set, "is required when " + PREFIX + set + " is set");
+            }
+            EtcdMachineIdProvider.Builder builder = (ownClient ? EtcdMachineIdProvider.builder(etcd.getEndpoints())
+                    : EtcdMachineIdProvider.builder(applicationClient))
+                    .settingPrefix(PREFIX)
+                    .prefix(etcd.getPrefix())
+                    .owner(etcd.getOwner() != null ? etcd.getOwner()
+                            : ownerAtPort(EtcdMachineIdProvider.defaultOwner(), environment))
+                    .timeSource(timeSource.getIfUnique(TimeSource::system));
+            // Unset: the builder's own default (or, for the connection, the application's client's own setting).
+            PropertyMapper map = PropertyMapper.get();
+            map.from(etcd.getLease()).to(builder::lease);
+            map.from(etcd.getHeartbeat()).to(builder::heartbeat);
+            map.from(etcd.getMaxClockSkew()).to(builder::maxClockSkew);
+            map.from(etcd.getConnectTimeout()).to(builder::connectTimeout);
+            map.from(etcd.getUser()).to(builder::user);
+            map.from(etcd.getPassword()).to(builder::password);
+            map.from(etcd.getAuthority()).to(builder::authority);
+            map.from(tls.getTrustCertificates()).to(builder::trustCertificates);
+            if (tls.getKeyCertificate() != null) {
+                builder.keyCertificate(tls.getKeyCertificate(), tls.getPrivateKey());
+            }
+            try {
+                return builder.build();
+            } catch (InvalidSettingException e) {
+                throw underTlsName(e, tls);
+            }
+        }
+
+        /**
+         * The builder names its PEM files {@code trust-certificates} and {@code key-certificate} (the key file too);
+         * here they are {@code tls.*}, and the report must name the property the user set.
+         */
+        private static InvalidSettingException underTlsName(InvalidSettingException e, EtcdLeaseProperties.Tls tls) {
+            String name;
+            if (e.setting().equals(PREFIX + "trust-certificates")) {
+                name = "tls.trust-certificates";
+            } else if (e.setting().equals(PREFIX + "key-certificate")) {
+                name = e.value() != null && e.value().equals(tls.getPrivateKey()) ? "tls.private-key" : "tls.key-certificate";
+            } else {
+                return e;
+            }
+            String stated = e.setting() + "=" + (e.value() == null ? "(unset)" : e.value()) + " ";
+            String message = e.getMessage();
+            String problem = message.substring(stated.length(), message.lastIndexOf("; allowed: "));
+            InvalidSettingException renamed = new InvalidSettingException(PREFIX + name, e.value(), e.allowed(), problem);
+            // Not its cause: the report and a root-cause look-up must both find the property's own name.
+            renamed.addSuppressed(e);
+            return renamed;
+        }
+    }
+
     /**
      * The application's Redis connection as Spring Boot describes it, for the redis strategy without a URL of its own;
      * read only when Spring Boot's Redis module is there, and only when the provider is made.
@@ -247,7 +332,8 @@ abstract class MachineIdConfiguration {
 
         DB("db", "io.vesta:vesta-jdbc", null, DB_PROVIDER),
         REDIS("redis", "io.vesta:vesta-redis", "Lettuce", REDIS_PROVIDER, LETTUCE),
-        ZOOKEEPER("zookeeper", "io.vesta:vesta-zookeeper", "Apache Curator", ZOOKEEPER_PROVIDER, CURATOR);
+        ZOOKEEPER("zookeeper", "io.vesta:vesta-zookeeper", "Apache Curator", ZOOKEEPER_PROVIDER, CURATOR),
+        ETCD("etcd", "io.vesta:vesta-etcd", "jetcd", ETCD_PROVIDER, JETCD);
 
         private final String strategy;
         private final String artifact;

@@ -22,7 +22,7 @@ public class MachineIdProperties {
     /** The longest vesta.machine-id.liveness-timeout. */
     public static final Duration MAX_LIVENESS_TIMEOUT = Duration.ofDays(1);
 
-    /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table), redis (a lease in a shared Redis hash), zookeeper, or kubernetes-statefulset (the pod's ordinal). */
+    /** Where the machine ID comes from: property (vesta.machine-id.value), ip-list (position of this host in vesta.machine-id.ip-list), db (a lease in a shared table), redis (a lease in a shared Redis hash), zookeeper, etcd (a lease on a key in etcd), or kubernetes-statefulset (the pod's ordinal). */
     private MachineIdStrategy strategy = MachineIdStrategy.PROPERTY;
 
     /** This node's machine ID, for the property strategy. Must lie in the range of the node's gen-method. */
@@ -64,6 +64,9 @@ public class MachineIdProperties {
     @NestedConfigurationProperty
     private final RedisLeaseProperties redis = new RedisLeaseProperties();
 
+    @NestedConfigurationProperty
+    private final EtcdLeaseProperties etcd = new EtcdLeaseProperties();
+
     private final Kubernetes kubernetes = new Kubernetes();
 
     private final Fallback fallback = new Fallback();
@@ -74,6 +77,10 @@ public class MachineIdProperties {
 
     public RedisLeaseProperties getRedis() {
         return redis;
+    }
+
+    public EtcdLeaseProperties getEtcd() {
+        return etcd;
     }
 
     public Kubernetes getKubernetes() {
@@ -149,18 +156,20 @@ public class MachineIdProperties {
         /** The ordinal of a Kubernetes StatefulSet's pod (its host name's -N suffix, or vesta.machine-id.kubernetes.ordinal-variable) plus the range start. */
         KUBERNETES_STATEFULSET,
         /** A lease on a field of a shared Redis hash, through Lettuce (vesta.machine-id.redis.*); needs io.vesta:vesta-redis. */
-        REDIS
+        REDIS,
+        /** A lease on a key in etcd, one per machine ID under a prefix, through jetcd (vesta.machine-id.etcd.*); needs io.vesta:vesta-etcd. */
+        ETCD
     }
 
     /**
      * {@code vesta.machine-id.fallback.*}: a machine ID configured for this node in advance, issued under while the
-     * store of a leased strategy (db, redis, zookeeper) cannot give the node one.
+     * store of a leased strategy (db, redis, zookeeper, etcd) cannot give the node one.
      */
     public static class Fallback {
 
         /**
          * This node's fallback machine ID (with a block size above 1, the first of its block, aligned from 0), issued
-         * under while the store of the db, redis or zookeeper strategy cannot give the node a machine ID: at start-up,
+         * under while the store of the db, redis, zookeeper or etcd strategy cannot give the node a machine ID: at start-up,
          * or after its lease ran out or was lost. Must lie outside both the embedded and the server range (narrow the
          * range to leave room, e.g. server-range.max=1015 and fallback IDs 1016-1023) and be each node's own: nothing
          * coordinates it. Needs the time store. Unset: no fallback, the node stops issuing while the store is down.

@@ -58,7 +58,7 @@ public final class VestaAutoConfiguration {
     @Conditional(MachineIdConfiguration.Needed.class)
     @Import({ MachineIdConfiguration.Property.class, MachineIdConfiguration.IpList.class, MachineIdConfiguration.Db.class,
             MachineIdConfiguration.ZooKeeper.class, MachineIdConfiguration.Redis.class,
-            MachineIdConfiguration.RedisOfTheApplication.class,
+            MachineIdConfiguration.RedisOfTheApplication.class, MachineIdConfiguration.Etcd.class,
             MachineIdConfiguration.KubernetesStatefulSet.class, MachineIdConfiguration.StoreModuleMissing.class })
     static class MachineIdProviderConfiguration {
     }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.StandardEnvironment;
 
@@ -73,17 +74,9 @@ class MachineIdFallbackTests {
             Instant beforeStart = Instant.now();
             onRedisAt(url).withPropertyValues("vesta.machine-id.embedded-range.max=915",
                     "vesta.machine-id.fallback.value=916", "vesta.machine-id.fallback.check-interval=100ms").run(context -> {
-                assertThat(context).hasNotFailed();
+                List<Long> ids = onTheFallback(context, "redis");
                 EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
-                assertThat(service.onFallback()).isTrue();
-                List<Long> ids = new ArrayList<>();
-                Arrays.stream(service.genIds(2_000)).forEach(ids::add);
-                assertThat(service.expId(ids.get(ids.size() - 1)).machine()).isEqualTo(916);
-
                 Health health = context.getBean(VestaHealthIndicator.class).health();
-                assertThat(health.getStatus()).as("IDs are still issued").isEqualTo(Status.UP);
-                assertThat(health.getDetails()).containsEntry("machineId", 916L);
-                assertThat((String) health.getDetails().get("machineIdSource")).startsWith("fallback 916 (vesta.machine-id.fallback.value; redis");
                 assertThat(fallbackDetail(health.getDetails())).containsEntry("first", 916L)
                         .containsEntry("active", true).containsEntry("idsIssued", 2_000L);
                 assertThat((Instant) fallbackDetail(health.getDetails()).get("since")).as("when the spell began")
@@ -96,13 +89,7 @@ class MachineIdFallbackTests {
                 assertThat(registry.get("vesta.machine-id.fallback.issued").functionCounter().count()).isEqualTo(2_000);
 
                 relay.restore();
-                Await.until("a leased machine ID once Redis answers", Duration.ofSeconds(60), () -> {
-                    Arrays.stream(service.genIds(100)).forEach(ids::add);
-                    return !service.onFallback();
-                });
-                Arrays.stream(service.genIds(2_000)).forEach(ids::add);
-                assertThat(service.expId(ids.get(ids.size() - 1)).machine()).isZero();
-                assertThat(ids).doesNotHaveDuplicates();
+                leasedOnceTheStoreAnswers(service, ids, "Redis");
                 assertThat(registry.get("vesta.machine-id.fallback.active").gauge().value()).isZero();
                 assertThat(fallbackDetail(context.getBean(VestaHealthIndicator.class).health().getDetails()))
                         .containsEntry("active", false).doesNotContainKey("since");
@@ -131,6 +118,39 @@ class MachineIdFallbackTests {
                     });
                     assertThat(client.expId(client.genId()).machine()).isEqualTo(916);
                 });
+    }
+
+    /**
+     * A node started while its store is out of reach: it issues 2,000 IDs under fallback 916 with its health UP and
+     * its source naming the fallback and {@code store}. The IDs issued.
+     */
+    static List<Long> onTheFallback(AssertableApplicationContext context, String store) {
+        assertThat(context).hasNotFailed();
+        EmbeddedIdService service = context.getBean(EmbeddedIdService.class);
+        assertThat(service.onFallback()).isTrue();
+        List<Long> ids = new ArrayList<>();
+        Arrays.stream(service.genIds(2_000)).forEach(ids::add);
+        assertThat(service.expId(ids.get(ids.size() - 1)).machine()).isEqualTo(916);
+        Health health = context.getBean(VestaHealthIndicator.class).health();
+        assertThat(health.getStatus()).as("IDs are still issued").isEqualTo(Status.UP);
+        assertThat(health.getDetails()).containsEntry("machineId", 916L);
+        assertThat((String) health.getDetails().get("machineIdSource"))
+                .startsWith("fallback 916 (vesta.machine-id.fallback.value; " + store);
+        return ids;
+    }
+
+    /**
+     * Once the store answers, the node leaves its fallback by itself for the lowest leased machine ID, 0, with no ID
+     * repeated across both (added to {@code ids}).
+     */
+    static void leasedOnceTheStoreAnswers(EmbeddedIdService service, List<Long> ids, String store) throws Exception {
+        Await.until("a leased machine ID once " + store + " answers", Duration.ofSeconds(90), () -> {
+            Arrays.stream(service.genIds(100)).forEach(ids::add);
+            return !service.onFallback();
+        });
+        Arrays.stream(service.genIds(2_000)).forEach(ids::add);
+        assertThat(service.expId(ids.get(ids.size() - 1)).machine()).isZero();
+        assertThat(ids).doesNotHaveDuplicates();
     }
 
     @SuppressWarnings("unchecked")

@@ -23,7 +23,8 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The machine-ID leases of a shared store (strategies {@code db} and {@code zookeeper}) for an operator:
+ * The machine-ID leases of a shared store (strategies {@code db}, {@code redis}, {@code zookeeper} and {@code etcd}) for an
+ * operator:
  * {@code GET /vesta/admin/leases} lists every machine ID of the server range (or {@code ?range=embedded}), and, with
  * {@code vesta.server.lease-admin-enabled=true}, {@code DELETE /vesta/admin/leases/{machineId}} ends a lease
  * ({@code ?force=true} for a live one) so that a new node can take the ID at once
@@ -98,7 +99,7 @@ public class VestaLeaseController {
 
     private MachineIdLeases leases() {
         return provider.leases().orElseThrow(() -> new NotFoundException("Machine IDs come from " + provider.describe()
-                + ", which has no shared lease store: leases are listed for vesta.machine-id.strategy db and zookeeper"));
+                + ", which has no shared lease store: leases are listed for vesta.machine-id.strategy db, redis, zookeeper and etcd"));
     }
 
     private MachineIdRange range(String range) {

@@ -18,7 +18,7 @@ public class VestaServerProperties {
     /** Whether POST /vesta/makeid builds IDs from given fields. Off by default: making IDs by hand is an operator's act (repairs, backfills), not an application's. */
     private boolean makeIdEnabled = false;
 
-    /** Whether DELETE /vesta/admin/leases/{machineId} may end a machine-ID lease (db and zookeeper strategies). Off by default; needs vesta.server.admin-tokens. */
+    /** Whether DELETE /vesta/admin/leases/{machineId} may end a machine-ID lease (db, redis, zookeeper and etcd strategies). Off by default; needs vesta.server.admin-tokens. */
     private boolean leaseAdminEnabled = false;
 
     /** Bearer tokens that may call the ID, segment and status endpoints under /vesta/ (everything there but /vesta/admin/** and POST /vesta/makeid). Unset, together with admin-tokens: those endpoints are open to anyone who can reach the server (a trusted network). Set: Actuator's health shows its details only to callers with a token. Each 16 to 1024 visible ASCII characters. */
