@@ -238,12 +238,6 @@ abstract class MachineIdConfiguration {
                         + " http://etcd-1:2379,http://etcd-2:2379 (https:// for TLS), or one io.etcd.jetcd.Client bean",
                         "is required with vesta.machine-id.strategy etcd when the application has no jetcd Client");
             }
-            if ((tls.getKeyCertificate() == null) != (tls.getPrivateKey() == null)) {
-                String missing = tls.getPrivateKey() == null ? "tls.private-key" : "tls.key-certificate";
-                String set = tls.getPrivateKey() == null ? "tls.key-certificate" : "tls.private-key";
-                throw new InvalidSettingException(PREFIX + missing, null, "a PEM file, set together with " + PREFIX
-                        + set, "is required when " + PREFIX + set + " is set");
-            }
             EtcdMachineIdProvider.Builder builder = (ownClient ? EtcdMachineIdProvider.builder(etcd.getEndpoints())
                     : EtcdMachineIdProvider.builder(applicationClient))
                     .settingPrefix(PREFIX)
@@ -261,36 +255,10 @@ abstract class MachineIdConfiguration {
             map.from(etcd.getPassword()).to(builder::password);
             map.from(etcd.getAuthority()).to(builder::authority);
             map.from(tls.getTrustCertificates()).to(builder::trustCertificates);
-            if (tls.getKeyCertificate() != null) {
+            if (tls.getKeyCertificate() != null || tls.getPrivateKey() != null) {
                 builder.keyCertificate(tls.getKeyCertificate(), tls.getPrivateKey());
             }
-            try {
-                return builder.build();
-            } catch (InvalidSettingException e) {
-                throw underTlsName(e, tls);
-            }
-        }
-
-        /**
-         * The builder names its PEM files {@code trust-certificates} and {@code key-certificate} (the key file too);
-         * here they are {@code tls.*}, and the report must name the property the user set.
-         */
-        private static InvalidSettingException underTlsName(InvalidSettingException e, EtcdLeaseProperties.Tls tls) {
-            String name;
-            if (e.setting().equals(PREFIX + "trust-certificates")) {
-                name = "tls.trust-certificates";
-            } else if (e.setting().equals(PREFIX + "key-certificate")) {
-                name = e.value() != null && e.value().equals(tls.getPrivateKey()) ? "tls.private-key" : "tls.key-certificate";
-            } else {
-                return e;
-            }
-            String stated = e.setting() + "=" + (e.value() == null ? "(unset)" : e.value()) + " ";
-            String message = e.getMessage();
-            String problem = message.substring(stated.length(), message.lastIndexOf("; allowed: "));
-            InvalidSettingException renamed = new InvalidSettingException(PREFIX + name, e.value(), e.allowed(), problem);
-            // Not its cause: the report and a root-cause look-up must both find the property's own name.
-            renamed.addSuppressed(e);
-            return renamed;
+            return builder.build();
         }
     }
 

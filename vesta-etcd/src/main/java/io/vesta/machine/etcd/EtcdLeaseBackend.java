@@ -37,7 +37,6 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
 
     /** The claim's token, cluster and generation, and the revision this node last wrote its keys at. */
     record Fence(String token, long clusterId, long generation, long revision) implements TokenLeaseBackend.Fence {
-
         Fence at(long newRevision) {
             return new Fence(token, clusterId, generation, newRevision);
         }
@@ -147,18 +146,19 @@ final class EtcdLeaseBackend extends TokenLeaseBackend<EtcdLeaseBackend.Fence, S
 
     /**
      * One transaction ending the live keys with {@code entry}'s token ({@link #ending}), compared on the revisions read;
-     * read again, up to 5 times, when the holder renewed in between (the same token at a new revision).
+     * read again while the holder renews in between (the same token at a new revision), for one command timeout.
      */
     @Override
     protected long end(LeaseEntry entry, long now) throws Exception {
         String token = UUID.randomUUID().toString();
-        for (int attempt = 0; attempt < 5; attempt++) {
+        long deadline = System.nanoTime() + store.commandTimeout.toNanos();
+        do {
             Snapshot snapshot = store.read();
             List<LeaseEntry> ended = ending(snapshot.entries().values(), entry.token(), now, token);
             if (ended.isEmpty() || store.write(ended, snapshot.revisions(), null, -1).succeeded()) {
                 return ended.size();
             }
-        }
+        } while (System.nanoTime() - deadline < 0);
         return 0;
     }
 

@@ -200,11 +200,16 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
             return new EtcdMachineIdProvider(wrap.apply(store), settings, maxClockSkew);
         }
 
+        /** The settings of the TLS files, under the setting prefix: {@code vesta.machine-id.etcd.tls.*}. */
+        static final String TRUST_CERTIFICATES = "tls.trust-certificates";
+        static final String KEY_CERTIFICATE = "tls.key-certificate";
+        static final String PRIVATE_KEY = "tls.private-key";
+
         /** A given client brings its own connection settings: setting them here too would be ignored, so it fails. */
         private Client checkGivenClient() {
-            String[] names = { "connect-timeout", "user", "password", "authority", "trust-certificates",
-                    "key-certificate" };
-            Object[] values = { connectTimeout, user, password, authority, trustCertificates, certificate };
+            String[] names = { "connect-timeout", "user", "password", "authority", TRUST_CERTIFICATES,
+                    KEY_CERTIFICATE, PRIVATE_KEY };
+            Object[] values = { connectTimeout, user, password, authority, trustCertificates, certificate, key };
             for (int i = 0; i < names.length; i++) {
                 if (values[i] != null) {
                     throw new InvalidSettingException(settingPrefix + names[i], names[i].equals("password") ? "****"
@@ -247,13 +252,15 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
             if (authority != null) {
                 builder.authority(authority);
             }
-            requireReadable("trust-certificates", trustCertificates);
+            requireReadable(TRUST_CERTIFICATES, trustCertificates);
             if ((certificate == null) != (key == null)) {
-                throw new InvalidSettingException(settingPrefix + "key-certificate", certificate == null ? key
-                        : certificate, "a certificate and its private key, both PEM", "lacks its pair");
+                String missing = certificate == null ? KEY_CERTIFICATE : PRIVATE_KEY;
+                String set = certificate == null ? PRIVATE_KEY : KEY_CERTIFICATE;
+                throw new InvalidSettingException(settingPrefix + missing, null, "a PEM file, set together with "
+                        + settingPrefix + set, "is required when " + settingPrefix + set + " is set");
             }
-            requireReadable("key-certificate", certificate);
-            requireReadable("key-certificate", key);
+            requireReadable(KEY_CERTIFICATE, certificate);
+            requireReadable(PRIVATE_KEY, key);
             if (trustCertificates != null || certificate != null) {
                 try {
                     builder.sslContext(ssl -> {
@@ -265,8 +272,8 @@ public final class EtcdMachineIdProvider extends ForwardingMachineIdProvider {
                         }
                     });
                 } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-                    throw new InvalidSettingException(settingPrefix + (certificate != null ? "key-certificate"
-                            : "trust-certificates"), certificate != null ? certificate : trustCertificates,
+                    throw new InvalidSettingException(settingPrefix + (certificate != null ? KEY_CERTIFICATE
+                            : TRUST_CERTIFICATES), certificate != null ? certificate : trustCertificates,
                             "PEM files that make a TLS context", "makes none: " + e.getMessage());
                 }
             }

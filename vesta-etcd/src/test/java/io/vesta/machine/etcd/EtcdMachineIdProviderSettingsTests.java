@@ -106,10 +106,10 @@ class EtcdMachineIdProviderSettingsTests {
     @Test
     void tlsFilesMustBeReadablePemPairs(@TempDir Path dir) throws Exception {
         Path missing = dir.resolve("missing.pem");
-        refused(builder().trustCertificates(missing), "trust-certificates", missing.toString(), "cannot be read");
+        refused(builder().trustCertificates(missing), "tls.trust-certificates", missing.toString(), "cannot be read");
         Path garbage = Files.writeString(dir.resolve("ca.pem"), "not a certificate");
-        refused(builder().trustCertificates(garbage), "trust-certificates", garbage.toString(), "makes none");
-        refused(builder().keyCertificate(garbage, null), "key-certificate", garbage.toString(), "lacks its pair");
+        refused(builder().trustCertificates(garbage), "tls.trust-certificates", garbage.toString(), "makes none");
+        refused(builder().keyCertificate(garbage, null), "tls.private-key", "(unset)", "is required when");
     }
 
     @Test
@@ -124,9 +124,11 @@ class EtcdMachineIdProviderSettingsTests {
                     "etcd.local");
             refused(EtcdMachineIdProvider.builder(client).settingPrefix(PREFIX).connectTimeout(Duration.ofSeconds(1)),
                     "connect-timeout", "PT1S");
-            refused(EtcdMachineIdProvider.builder(client).settingPrefix(PREFIX).trustCertificates(dir), "trust-certificates",
+            refused(EtcdMachineIdProvider.builder(client).settingPrefix(PREFIX).trustCertificates(dir),
+                    "tls.trust-certificates",
                     dir.toString());
-            refused(EtcdMachineIdProvider.builder(client).settingPrefix(PREFIX).keyCertificate(dir, dir), "key-certificate",
+            refused(EtcdMachineIdProvider.builder(client).settingPrefix(PREFIX).keyCertificate(dir, dir),
+                    "tls.key-certificate",
                     dir.toString());
         }
         assertThatThrownBy(() -> EtcdMachineIdProvider.builder((Client) null)).isInstanceOf(InvalidSettingException.class)
