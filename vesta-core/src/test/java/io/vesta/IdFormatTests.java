@@ -49,6 +49,9 @@ class IdFormatTests {
         assertThat(IdFormat.BASE32.format(Long.MIN_VALUE)).isEqualTo("8000000000000");
         assertThat(IdFormat.BASE32.format(-1)).isEqualTo("FZZZZZZZZZZZZ");
         assertThat(IdFormat.BASE32.parse("FZZZZZZZZZZZZ")).isEqualTo(-1);
+        // The example of docs/id-layout.md, computed with Python's integers.
+        assertThat(IdFormat.BASE32.format(5006270189229047809L)).isEqualTo("4AYER6SVA0001");
+        assertThat(IdFormat.BASE32.parse("4AYE-R6SV-A0001")).isEqualTo(5006270189229047809L);
     }
 
     @Test
@@ -61,6 +64,7 @@ class IdFormatTests {
         assertThat(IdFormat.BASE62.format(Long.MIN_VALUE)).isEqualTo("AzL8n0Y58m8");
         assertThat(IdFormat.BASE62.format(-1)).isEqualTo("LygHa16AHYF");
         assertThat(IdFormat.BASE62.parse("LygHa16AHYF")).isEqualTo(-1);
+        assertThat(IdFormat.BASE62.format(5006270189229047809L)).isEqualTo("5xolm6dWDVR");
     }
 
     @Test
