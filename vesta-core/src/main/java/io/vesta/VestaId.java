@@ -21,8 +21,8 @@ import java.lang.annotation.Target;
  * <li><b>MyBatis</b> ({@code vesta-mybatis}): the property of an inserted object that receives the ID when it is
  * unset (besides the property named by {@code vesta.mybatis.id-property}).</li>
  * <li><b>Jackson</b> ({@code vesta-jackson}): with its module registered ({@code vesta.jackson.ids-as-strings=true}
- * in Spring Boot), a {@code Long}/{@code long} property is written as a JSON string and read from a string or a
- * number.</li>
+ * in Spring Boot), a {@code Long}/{@code long} property is written as a JSON string, in decimal or in the module's
+ * {@link IdFormat}, and read from such a string or a number.</li>
  * </ul>
  * With {@link #segment()} the property is filled from a segment tag's dense numbers instead (Hibernate, MyBatis,
  * Spring Data); a missing {@link SegmentNumbers} or an unknown tag fails start-up or the insert, naming the entity,

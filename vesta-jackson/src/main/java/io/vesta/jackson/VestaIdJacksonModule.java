@@ -1,26 +1,55 @@
 package io.vesta.jackson;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
+import io.vesta.IdFormat;
 import io.vesta.VestaId;
+import java.util.Objects;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.core.Version;
+import tools.jackson.databind.DeserializationContext;
 import tools.jackson.databind.JacksonModule;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.cfg.MapperConfig;
+import tools.jackson.databind.deser.std.StdScalarDeserializer;
 import tools.jackson.databind.introspect.Annotated;
 import tools.jackson.databind.introspect.NopAnnotationIntrospector;
+import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
+import tools.jackson.databind.ser.std.StdSerializer;
 
 /**
- * Writes {@link VestaId @VestaId} {@code Long}/{@code long} properties as JSON strings, as if they were annotated
- * {@code @JsonFormat(shape = STRING)}, because JavaScript numbers lose integers above 2^53 and Vesta IDs are
- * about 2^60. Reading accepts the string and the plain number. An explicit {@code @JsonFormat} on the property
- * wins: this introspector is consulted after Jackson's own.
+ * Writes {@link VestaId @VestaId} {@code Long}/{@code long} properties as JSON strings in an {@link IdFormat},
+ * because JavaScript numbers lose integers above 2^53 and Vesta IDs are about 2^60, and reads them from such a
+ * string or from the plain JSON number. {@link IdFormat#DECIMAL} (the default) writes the decimal digits, as if the
+ * property were annotated {@code @JsonFormat(shape = STRING)}; {@link IdFormat#BASE32} and {@link IdFormat#BASE62}
+ * write the short fixed-length strings that sort as the IDs do. A string that is not an ID of the format is refused
+ * with the format's own message (the input, the format and what is wrong) in an {@code InvalidFormatException}.
+ * An explicit {@code @JsonFormat} shape, {@code @JsonSerialize} or {@code @JsonDeserialize} on the property wins:
+ * this introspector is consulted after Jackson's own. {@code @VestaId String} properties are left as they are.
  * <p>
- * Plain Jackson registers it with {@code JsonMapper.builder().addModule(new VestaIdJacksonModule()).build()}; Spring
- * Boot does with {@code vesta.jackson.ids-as-strings=true}.
+ * Plain Jackson registers it with {@code JsonMapper.builder().addModule(new VestaIdJacksonModule()).build()}, or
+ * {@code new VestaIdJacksonModule(IdFormat.BASE32)}; Spring Boot does with {@code vesta.jackson.ids-as-strings=true},
+ * and an application's own {@code VestaIdJacksonModule} bean replaces the starter's.
  */
 public final class VestaIdJacksonModule extends JacksonModule {
 
-    /** Creates the module; it has no settings. */
+    private final IdFormat format;
+
+    /** Creates the module that writes the IDs' decimal digits ({@link IdFormat#DECIMAL}). */
     public VestaIdJacksonModule() {
+        this(IdFormat.DECIMAL);
+    }
+
+    /** Creates the module that writes and reads IDs in {@code format}. */
+    public VestaIdJacksonModule(IdFormat format) {
+        this.format = Objects.requireNonNull(format, "format");
+    }
+
+    /** The format IDs are written in. */
+    public IdFormat format() {
+        return format;
     }
 
     @Override
@@ -35,25 +64,117 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
     @Override
     public void setupModule(SetupContext context) {
-        context.appendAnnotationIntrospector(new IdsAsStrings());
+        context.appendAnnotationIntrospector(new IdsAsStrings(format));
     }
 
     private static final class IdsAsStrings extends NopAnnotationIntrospector {
 
         private static final JsonFormat.Value STRING = JsonFormat.Value.forShape(JsonFormat.Shape.STRING);
 
+        private final IdFormat format;
+        private final IdSerializer serializer;
+        private final IdDeserializer boxed;
+        private final IdDeserializer primitive;
+
+        IdsAsStrings(IdFormat format) {
+            this.format = format;
+            this.serializer = new IdSerializer(format);
+            this.boxed = new IdDeserializer(format, false);
+            this.primitive = new IdDeserializer(format, true);
+        }
+
+        private static boolean isIdProperty(Annotated annotated) {
+            Class<?> type = annotated.getRawType();
+            return (type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class);
+        }
+
+        /** Whether the property says itself how it is written, with a {@code @JsonFormat} shape. */
+        private static boolean hasOwnShape(Annotated annotated) {
+            JsonFormat own = annotated.getAnnotation(JsonFormat.class);
+            return own != null && own.shape() != JsonFormat.Shape.ANY;
+        }
+
         @Override
         public JsonFormat.Value findFormat(MapperConfig<?> config, Annotated annotated) {
-            Class<?> type = annotated.getRawType();
-            if ((type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class)) {
-                return STRING;
+            return format == IdFormat.DECIMAL && isIdProperty(annotated) ? STRING : JsonFormat.Value.empty();
+        }
+
+        @Override
+        public Object findSerializer(MapperConfig<?> config, Annotated annotated) {
+            return format != IdFormat.DECIMAL && isIdProperty(annotated) && !hasOwnShape(annotated) ? serializer : null;
+        }
+
+        @Override
+        public Object findDeserializer(MapperConfig<?> config, Annotated annotated) {
+            if (format == IdFormat.DECIMAL || !isIdProperty(annotated) || hasOwnShape(annotated)) {
+                return null;
             }
-            return JsonFormat.Value.empty();
+            return annotated.getRawType() == long.class ? primitive : boxed;
         }
 
         @Override
         public Version version() {
             return Version.unknownVersion();
+        }
+    }
+
+    /** An ID as a JSON string in its format. */
+    private static final class IdSerializer extends StdSerializer<Long> {
+
+        private final IdFormat format;
+
+        IdSerializer(IdFormat format) {
+            super(Long.class);
+            this.format = format;
+        }
+
+        @Override
+        public void serialize(Long id, JsonGenerator generator, SerializationContext context) {
+            generator.writeString(format.format(id));
+        }
+
+        @Override
+        public void acceptJsonFormatVisitor(JsonFormatVisitorWrapper visitor, JavaType typeHint) {
+            visitStringFormat(visitor, typeHint);
+        }
+    }
+
+    /** An ID from a JSON string in its format, or from a JSON integer. */
+    private static final class IdDeserializer extends StdScalarDeserializer<Long> {
+
+        private final IdFormat format;
+        private final boolean primitive;
+
+        IdDeserializer(IdFormat format, boolean primitive) {
+            super(primitive ? Long.TYPE : Long.class);
+            this.format = format;
+            this.primitive = primitive;
+        }
+
+        @Override
+        public Long deserialize(JsonParser parser, DeserializationContext context) {
+            JsonToken token = parser.currentToken();
+            if (token == JsonToken.VALUE_NUMBER_INT) {
+                return parser.getLongValue();
+            }
+            if (token != JsonToken.VALUE_STRING) {
+                return (Long) context.handleUnexpectedToken(handledType(), parser);
+            }
+            String text = parser.getString();
+            try {
+                return format.parse(text);
+            } catch (IllegalArgumentException e) {
+                return (Long) context.handleWeirdStringValue(handledType(), text, e.getMessage());
+            }
+        }
+
+        @Override
+        public Object getNullValue(DeserializationContext context) {
+            if (primitive) {
+                _verifyNullForPrimitive(context);
+                return 0L;
+            }
+            return null;
         }
     }
 }
