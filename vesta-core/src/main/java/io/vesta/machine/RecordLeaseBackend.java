@@ -311,7 +311,8 @@ public abstract class RecordLeaseBackend<F, R extends RecordLeaseBackend.Record,
     /** {@code e} as is when it says what it is already, else "Cannot {@code what} {@link #store()}". */
     private MachineIdUnavailableException unavailable(String what, Exception e) {
         return e instanceof MachineIdUnavailableException u ? u
-                : new MachineIdUnavailableException("Cannot " + what + " " + store() + ": " + LeasedMachineIdProvider.reason(e), e);
+                : new MachineIdUnavailableException("Cannot " + what + " " + store() + ": "
+                        + LeasedMachineIdProvider.reason(e), e);
     }
 
     private static MachineIdLeaseInfo info(Record r, long machineId, long now, LongPredicate heldHere) {

@@ -153,11 +153,6 @@ final class RedisLeaseBackend extends RecordLeaseBackend<RedisLeaseBackend.Fence
                 + " the key was deleted";
     }
 
-    @Override
-    protected NavigableMap<Long, Entry> read(long min, long max) {
-        return store.read().entries().subMap(min, true, max, true);
-    }
-
     /** One script (end.lua): every live entry with the holder's token gets expiry now and a new token. */
     @Override
     protected long end(Entry entry, long now) {
