@@ -2,6 +2,7 @@ package io.vesta.jackson;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import io.vesta.IdFormat;
+import io.vesta.PublicIds;
 import io.vesta.VestaId;
 import java.util.Objects;
 import tools.jackson.core.JsonGenerator;
@@ -32,10 +33,16 @@ import tools.jackson.databind.ser.std.StdSerializer;
  * Plain Jackson registers it with {@code JsonMapper.builder().addModule(new VestaIdJacksonModule()).build()}, or
  * {@code new VestaIdJacksonModule(IdFormat.BASE32)}; Spring Boot does with {@code vesta.jackson.ids-as-strings=true},
  * and an application's own {@code VestaIdJacksonModule} bean replaces the starter's.
+ * <p>
+ * {@code @VestaId(publicId = true)} properties are written in their opaque public form and read only from it, with the
+ * {@link PublicIds} given to {@link #VestaIdJacksonModule(IdFormat, PublicIds)} or {@link #publicIdsOnly}; a mapper
+ * whose module has none refuses them, naming the property, when it first writes or reads their class.
  */
 public final class VestaIdJacksonModule extends JacksonModule {
 
     private final IdFormat format;
+    private final PublicIds publicIds;
+    private final boolean idsAsStrings;
 
     /** Creates the module that writes the IDs' decimal digits ({@link IdFormat#DECIMAL}). */
     public VestaIdJacksonModule() {
@@ -44,7 +51,29 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
     /** Creates the module that writes and reads IDs in {@code format}. */
     public VestaIdJacksonModule(IdFormat format) {
+        this(format, null, true);
+    }
+
+    /**
+     * Creates the module that writes and reads IDs in {@code format}, and {@code @VestaId(publicId = true)} properties
+     * in the public form of {@code publicIds}.
+     */
+    public VestaIdJacksonModule(IdFormat format, PublicIds publicIds) {
+        this(format, Objects.requireNonNull(publicIds, "publicIds"), true);
+    }
+
+    private VestaIdJacksonModule(IdFormat format, PublicIds publicIds, boolean idsAsStrings) {
         this.format = Objects.requireNonNull(format, "format");
+        this.publicIds = publicIds;
+        this.idsAsStrings = idsAsStrings;
+    }
+
+    /**
+     * The module that converts only {@code @VestaId(publicId = true)} properties, in the public form of
+     * {@code publicIds}, and leaves other {@code @VestaId} properties as Jackson writes them (JSON numbers).
+     */
+    public static VestaIdJacksonModule publicIdsOnly(PublicIds publicIds) {
+        return new VestaIdJacksonModule(IdFormat.DECIMAL, Objects.requireNonNull(publicIds, "publicIds"), false);
     }
 
     /** The format IDs are written in. */
@@ -64,7 +93,10 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
     @Override
     public void setupModule(SetupContext context) {
-        context.appendAnnotationIntrospector(new IdsAsStrings(format));
+        context.appendAnnotationIntrospector(new PublicIdIntrospector(publicIds));
+        if (idsAsStrings) {
+            context.appendAnnotationIntrospector(new IdsAsStrings(format));
+        }
     }
 
     private static final class IdsAsStrings extends NopAnnotationIntrospector {
@@ -85,7 +117,8 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
         private static boolean isIdProperty(Annotated annotated) {
             Class<?> type = annotated.getRawType();
-            return (type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class);
+            return (type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class)
+                    && !PublicIdIntrospector.isPublicId(annotated);
         }
 
         /** Whether the property says itself how it is written, with a {@code @JsonFormat} shape. */

@@ -1,0 +1,150 @@
+package io.vesta.jackson;
+
+import io.vesta.PublicIds;
+import io.vesta.VestaId;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.Version;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.cfg.MapperConfig;
+import tools.jackson.databind.deser.std.StdScalarDeserializer;
+import tools.jackson.databind.introspect.Annotated;
+import tools.jackson.databind.introspect.AnnotatedMember;
+import tools.jackson.databind.introspect.NopAnnotationIntrospector;
+import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
+import tools.jackson.databind.ser.std.StdSerializer;
+
+/**
+ * {@code @VestaId(publicId = true)} {@code Long}/{@code long} properties: written as {@link PublicIds#toPublic} and
+ * read only from a public ID string, a JSON number or any other string (a decimal ID) refused, so that the raw ID
+ * crosses the boundary in neither direction. Without {@link PublicIds} such a property is refused when Jackson
+ * first looks for its serializer or deserializer (the first write or read of its class), naming it, rather than
+ * written as the raw ID.
+ */
+final class PublicIdIntrospector extends NopAnnotationIntrospector {
+
+    private final PublicIds publicIds;
+    private final PublicIdSerializer serializer;
+    private final PublicIdDeserializer boxed;
+    private final PublicIdDeserializer primitive;
+
+    /** @param publicIds the conversion, or null when none is configured */
+    PublicIdIntrospector(PublicIds publicIds) {
+        this.publicIds = publicIds;
+        this.serializer = publicIds == null ? null : new PublicIdSerializer(publicIds);
+        this.boxed = publicIds == null ? null : new PublicIdDeserializer(publicIds, false);
+        this.primitive = publicIds == null ? null : new PublicIdDeserializer(publicIds, true);
+    }
+
+    /** Whether {@code annotated} is marked {@code @VestaId(publicId = true)}, on a property of any type. */
+    static boolean isPublicId(Annotated annotated) {
+        VestaId vestaId = annotated.getAnnotation(VestaId.class);
+        return vestaId != null && vestaId.publicId();
+    }
+
+    @Override
+    public Object findSerializer(MapperConfig<?> config, Annotated annotated) {
+        if (!isPublicId(annotated)) {
+            return null;
+        }
+        require(annotated);
+        return serializer;
+    }
+
+    @Override
+    public Object findDeserializer(MapperConfig<?> config, Annotated annotated) {
+        if (!isPublicId(annotated)) {
+            return null;
+        }
+        require(annotated);
+        return annotated.getRawType() == long.class ? primitive : boxed;
+    }
+
+    /** Refuses a public-ID property that this module cannot convert, or that is not a {@code Long}/{@code long}. */
+    private void require(Annotated annotated) {
+        Class<?> type = annotated.getRawType();
+        if (type != Long.class && type != long.class) {
+            throw new IllegalStateException("@VestaId(publicId = true) is on " + describe(annotated) + " of type "
+                    + type.getName() + ": a public ID is the public form of a Long or long property");
+        }
+        if (publicIds == null) {
+            throw new IllegalStateException(describe(annotated) + " is @VestaId(publicId = true) but this mapper's "
+                    + "VestaIdJacksonModule has no PublicIds: give it one (new VestaIdJacksonModule(format, publicIds),"
+                    + " in Spring Boot vesta.public-id.enabled=true with its keys), so that the raw ID is never shown");
+        }
+    }
+
+    private static String describe(Annotated annotated) {
+        if (annotated instanceof AnnotatedMember member) {
+            String name = member.getName();
+            return "the property " + member.getDeclaringClass().getName() + (name.isEmpty() ? "" : "." + name);
+        }
+        return "the property " + annotated.getName();
+    }
+
+    @Override
+    public Version version() {
+        return Version.unknownVersion();
+    }
+
+    /** An ID as its public form. */
+    private static final class PublicIdSerializer extends StdSerializer<Long> {
+
+        private final PublicIds publicIds;
+
+        PublicIdSerializer(PublicIds publicIds) {
+            super(Long.class);
+            this.publicIds = publicIds;
+        }
+
+        @Override
+        public void serialize(Long id, JsonGenerator generator, SerializationContext context) {
+            generator.writeString(publicIds.toPublic(id));
+        }
+
+        @Override
+        public void acceptJsonFormatVisitor(JsonFormatVisitorWrapper visitor, JavaType typeHint) {
+            visitStringFormat(visitor, typeHint);
+        }
+    }
+
+    /** An ID from its public form only. */
+    private static final class PublicIdDeserializer extends StdScalarDeserializer<Long> {
+
+        private final PublicIds publicIds;
+        private final boolean primitive;
+
+        PublicIdDeserializer(PublicIds publicIds, boolean primitive) {
+            super(primitive ? Long.TYPE : Long.class);
+            this.publicIds = publicIds;
+            this.primitive = primitive;
+        }
+
+        @Override
+        public Long deserialize(JsonParser parser, DeserializationContext context) {
+            if (parser.currentToken() != JsonToken.VALUE_STRING) {
+                return (Long) context.handleUnexpectedToken(context.constructType(handledType()), parser.currentToken(),
+                        parser, "a public ID is read only from its public form, a JSON string, not from %s",
+                        parser.currentToken());
+            }
+            String text = parser.getString();
+            try {
+                return publicIds.fromPublic(text);
+            } catch (IllegalArgumentException e) {
+                return (Long) context.handleWeirdStringValue(handledType(), text, e.getMessage());
+            }
+        }
+
+        @Override
+        public Object getNullValue(DeserializationContext context) {
+            if (primitive) {
+                _verifyNullForPrimitive(context);
+                return 0L;
+            }
+            return null;
+        }
+    }
+}
