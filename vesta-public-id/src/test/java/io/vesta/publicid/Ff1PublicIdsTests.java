@@ -3,6 +3,7 @@ package io.vesta.publicid;
 import io.vesta.IdType;
 import io.vesta.InvalidSettingException;
 import io.vesta.layout.IdLayout;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Set;
@@ -211,6 +212,19 @@ class Ff1PublicIdsTests {
                         + " configured key IDs [1]");
         assertThat(Ff1PublicIds.builder().key(1, KEY_A).key(4, KEY_B).currentKey(4).build())
                 .hasToString("Ff1PublicIds[keys 1, 4, current 4]");
+    }
+
+    @Test
+    void theExamplesOfDocsPublicIdsHold() {
+        Ff1PublicIds documented = Ff1PublicIds.builder()
+                .key(1, Base64.getDecoder().decode("AAECAwQFBgcICQoLDA0ODw==")).build();
+        assertThat(documented.toPublic(5006270189229047809L)).isEqualTo("1J0MVDH952BQS5F4J");
+        assertThat(documented.toPublic(5006270189229047810L)).isEqualTo("1KM1YBED0ZXHW3QJS");
+        assertThatThrownBy(() -> documented.fromPublic("9J0MVDH952BQS5F4J")).hasMessage("\"9J0MVDH952BQS5F4J\" is not"
+                + " a public ID: its key ID 9 ('9') is not configured; configured key IDs: 1");
+        assertThatThrownBy(() -> documented.fromPublic("1J0MVDH952BQS5F4K")).hasMessage("\"1J0MVDH952BQS5F4K\" is not"
+                + " a public ID: it fails the check under key ID 1: mistyped or altered, or made with another key or"
+                + " tweak");
     }
 
     private static int sharedPrefix(String a, String b) {
