@@ -2,20 +2,11 @@ package io.vesta.jackson;
 
 import io.vesta.PublicIds;
 import io.vesta.VestaId;
-import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
 import tools.jackson.core.Version;
-import tools.jackson.databind.DeserializationContext;
-import tools.jackson.databind.JavaType;
-import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.cfg.MapperConfig;
-import tools.jackson.databind.deser.std.StdScalarDeserializer;
 import tools.jackson.databind.introspect.Annotated;
 import tools.jackson.databind.introspect.AnnotatedMember;
 import tools.jackson.databind.introspect.NopAnnotationIntrospector;
-import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
-import tools.jackson.databind.ser.std.StdSerializer;
 
 /**
  * {@code @VestaId(publicId = true)} {@code Long}/{@code long} properties: written as {@link PublicIds#toPublic} and
@@ -27,16 +18,22 @@ import tools.jackson.databind.ser.std.StdSerializer;
 final class PublicIdIntrospector extends NopAnnotationIntrospector {
 
     private final PublicIds publicIds;
-    private final PublicIdSerializer serializer;
-    private final PublicIdDeserializer boxed;
-    private final PublicIdDeserializer primitive;
+    private final VestaIdJacksonModule.IdSerializer serializer;
+    private final VestaIdJacksonModule.IdDeserializer boxed;
+    private final VestaIdJacksonModule.IdDeserializer primitive;
 
     /** @param publicIds the conversion, or null when none is configured */
     PublicIdIntrospector(PublicIds publicIds) {
         this.publicIds = publicIds;
-        this.serializer = publicIds == null ? null : new PublicIdSerializer(publicIds);
-        this.boxed = publicIds == null ? null : new PublicIdDeserializer(publicIds, false);
-        this.primitive = publicIds == null ? null : new PublicIdDeserializer(publicIds, true);
+        if (publicIds == null) {
+            this.serializer = null;
+            this.boxed = null;
+            this.primitive = null;
+        } else {
+            this.serializer = new VestaIdJacksonModule.IdSerializer(publicIds::toPublic);
+            this.boxed = new VestaIdJacksonModule.IdDeserializer(publicIds::fromPublic, false, false);
+            this.primitive = new VestaIdJacksonModule.IdDeserializer(publicIds::fromPublic, true, false);
+        }
     }
 
     /** Whether {@code annotated} is marked {@code @VestaId(publicId = true)}, on a property of any type. */
@@ -88,63 +85,5 @@ final class PublicIdIntrospector extends NopAnnotationIntrospector {
     @Override
     public Version version() {
         return Version.unknownVersion();
-    }
-
-    /** An ID as its public form. */
-    private static final class PublicIdSerializer extends StdSerializer<Long> {
-
-        private final PublicIds publicIds;
-
-        PublicIdSerializer(PublicIds publicIds) {
-            super(Long.class);
-            this.publicIds = publicIds;
-        }
-
-        @Override
-        public void serialize(Long id, JsonGenerator generator, SerializationContext context) {
-            generator.writeString(publicIds.toPublic(id));
-        }
-
-        @Override
-        public void acceptJsonFormatVisitor(JsonFormatVisitorWrapper visitor, JavaType typeHint) {
-            visitStringFormat(visitor, typeHint);
-        }
-    }
-
-    /** An ID from its public form only. */
-    private static final class PublicIdDeserializer extends StdScalarDeserializer<Long> {
-
-        private final PublicIds publicIds;
-        private final boolean primitive;
-
-        PublicIdDeserializer(PublicIds publicIds, boolean primitive) {
-            super(primitive ? Long.TYPE : Long.class);
-            this.publicIds = publicIds;
-            this.primitive = primitive;
-        }
-
-        @Override
-        public Long deserialize(JsonParser parser, DeserializationContext context) {
-            if (parser.currentToken() != JsonToken.VALUE_STRING) {
-                return (Long) context.handleUnexpectedToken(context.constructType(handledType()), parser.currentToken(),
-                        parser, "a public ID is read only from its public form, a JSON string, not from %s",
-                        parser.currentToken());
-            }
-            String text = parser.getString();
-            try {
-                return publicIds.fromPublic(text);
-            } catch (IllegalArgumentException e) {
-                return (Long) context.handleWeirdStringValue(handledType(), text, e.getMessage());
-            }
-        }
-
-        @Override
-        public Object getNullValue(DeserializationContext context) {
-            if (primitive) {
-                _verifyNullForPrimitive(context);
-                return 0L;
-            }
-            return null;
-        }
     }
 }

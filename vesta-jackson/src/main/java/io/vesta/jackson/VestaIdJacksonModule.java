@@ -5,6 +5,8 @@ import io.vesta.IdFormat;
 import io.vesta.PublicIds;
 import io.vesta.VestaId;
 import java.util.Objects;
+import java.util.function.LongFunction;
+import java.util.function.ToLongFunction;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -151,19 +153,23 @@ public final class VestaIdJacksonModule extends JacksonModule {
         }
     }
 
-    /** An ID as a JSON string in its format. */
-    private static final class IdSerializer extends StdSerializer<Long> {
+    /** An ID as a JSON string in its format (or in its public form, {@link PublicIdIntrospector}). */
+    static final class IdSerializer extends StdSerializer<Long> {
 
-        private final IdFormat format;
+        private final LongFunction<String> format;
 
         IdSerializer(IdFormat format) {
+            this(format::format);
+        }
+
+        IdSerializer(LongFunction<String> format) {
             super(Long.class);
             this.format = format;
         }
 
         @Override
         public void serialize(Long id, JsonGenerator generator, SerializationContext context) {
-            generator.writeString(format.format(id));
+            generator.writeString(format.apply(id));
         }
 
         @Override
@@ -172,30 +178,41 @@ public final class VestaIdJacksonModule extends JacksonModule {
         }
     }
 
-    /** An ID from a JSON string in its format, or from a JSON integer. */
-    private static final class IdDeserializer extends StdScalarDeserializer<Long> {
+    /**
+     * An ID from a JSON string in its format, or from a JSON integer; a public ID ({@link PublicIdIntrospector}) from its
+     * public form only, a JSON integer refused.
+     */
+    static final class IdDeserializer extends StdScalarDeserializer<Long> {
 
-        private final IdFormat format;
+        private final ToLongFunction<String> format;
         private final boolean primitive;
+        private final boolean numbers;
 
         IdDeserializer(IdFormat format, boolean primitive) {
+            this(format::parse, primitive, true);
+        }
+
+        IdDeserializer(ToLongFunction<String> format, boolean primitive, boolean numbers) {
             super(primitive ? Long.TYPE : Long.class);
             this.format = format;
             this.primitive = primitive;
+            this.numbers = numbers;
         }
 
         @Override
         public Long deserialize(JsonParser parser, DeserializationContext context) {
             JsonToken token = parser.currentToken();
-            if (token == JsonToken.VALUE_NUMBER_INT) {
+            if (token == JsonToken.VALUE_NUMBER_INT && numbers) {
                 return parser.getLongValue();
             }
             if (token != JsonToken.VALUE_STRING) {
-                return (Long) context.handleUnexpectedToken(handledType(), parser);
+                return numbers ? (Long) context.handleUnexpectedToken(handledType(), parser)
+                        : (Long) context.handleUnexpectedToken(context.constructType(handledType()), token, parser,
+                                "a public ID is read only from its public form, a JSON string, not from %s", token);
             }
             String text = parser.getString();
             try {
-                return format.parse(text);
+                return format.applyAsLong(text);
             } catch (IllegalArgumentException e) {
                 return (Long) context.handleWeirdStringValue(handledType(), text, e.getMessage());
             }
