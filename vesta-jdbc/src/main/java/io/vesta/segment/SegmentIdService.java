@@ -94,11 +94,13 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     private final SegmentSource source;
     private final SegmentTags tags;
     private final int defaultStep;
+    private final DatedTags dated;
 
     SegmentIdService(SegmentIdServiceBuilder settings) {
         this.source = new SegmentSource(settings);
         this.tags = new SegmentTags(source, settings.idleTimeout.toMillis(), settings.maxBufferedTags);
         this.defaultStep = settings.defaultStep;
+        this.dated = source.datedTags.isEmpty() ? null : source.datedTags;
     }
 
     /** The settings of a new service, each checked when it is built. */
@@ -106,9 +108,25 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         return new SegmentIdServiceBuilder();
     }
 
-    /** The next number of {@code bizTag}; a missing tag is created if the builder's auto-creation covers it. */
+    /**
+     * The next number of {@code bizTag}; a missing tag is created if the builder's auto-creation covers it. For a
+     * {@link SegmentIdServiceBuilder#datedTag dated tag}, the date of this call and the period's next counter (the
+     * period's row is created on its first call).
+     * @throws DatedNumberOverflowException when a dated tag's counter has passed its width in this period
+     */
     @Override
     public long nextId(String bizTag) {
+        if (dated != null) {
+            DatedTags.Counter counter = dated.route(bizTag);
+            if (counter != null) {
+                DatedTag.PeriodAt period = periodOf(counter);
+                return counter.number(period, next(period.rowTag()));
+            }
+        }
+        return next(bizTag);
+    }
+
+    private long next(String bizTag) {
         SegmentBuffer buffer = tags.buffer(bizTag);
         for (;;) {
             Segment segment = buffer.current;
@@ -127,7 +145,10 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
      * {@code count} numbers of {@code bizTag}, increasing. They are consecutive unless the batch spans two
      * segments; other nodes' numbers may lie in between. A batch that fails part-way (the database is down)
      * throws, and the numbers it had drawn are skipped, never handed out again. A missing tag is created if the
-     * builder's auto-creation covers it.
+     * builder's auto-creation covers it. A dated tag's batch is all of one period, the one of the moment of the call,
+     * even if the batch is drawn after the period ends.
+     * @throws DatedNumberOverflowException when a dated tag's counter passes its width in this batch (the batch's
+     *         numbers are skipped)
      */
     @Override
     public long[] nextIds(String bizTag, int count) {
@@ -189,6 +210,27 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         if (count < 1 || count > IdService.MAX_BATCH) {
             throw new IllegalArgumentException("count must be in [1, " + IdService.MAX_BATCH + "], was " + count);
         }
+        if (dated != null) {
+            DatedTags.Counter counter = dated.route(bizTag);
+            if (counter != null) {
+                DatedTag.PeriodAt period = periodOf(counter);
+                long[] ids = draw(period.rowTag(), count, mayCreate);
+                // Increasing: if the last fits the width, all do.
+                counter.number(period, ids[count - 1]);
+                for (int i = 0; i < count; i++) {
+                    ids[i] += period.prefix();
+                }
+                return ids;
+            }
+        }
+        return draw(bizTag, count, mayCreate);
+    }
+
+    private DatedTag.PeriodAt periodOf(DatedTags.Counter counter) {
+        return counter.periodAt(source.timeSource.currentTimeMillis(), tags::drop);
+    }
+
+    private long[] draw(String bizTag, int count, boolean mayCreate) {
         SegmentBuffer buffer = tags.buffer(bizTag);
         long[] ids = new long[count];
         int filled = 0;
@@ -211,6 +253,11 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             }
             buffer = buffer.advance(segment, mayCreate);
         }
+    }
+
+    /** The dated tags, by tag. */
+    public List<DatedTag> datedTags() {
+        return source.datedTags.all();
     }
 
     /** The state of one tag's buffers, if this service holds them (it has served the tag, and not dropped it since). */
