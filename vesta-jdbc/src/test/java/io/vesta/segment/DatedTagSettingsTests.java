@@ -41,11 +41,15 @@ class DatedTagSettingsTests {
     }
 
     @Test
-    void theWidestCountersStillFitALongInTheYear9999() {
-        long widestDay = 99991231L * DatedTag.pow10(10) + DatedTag.pow10(10) - 1;
-        long widestMonth = 999912L * DatedTag.pow10(12) + DatedTag.pow10(12) - 1;
-        assertThat(widestDay).isPositive().isEqualTo(999912319999999999L);
-        assertThat(widestMonth).isPositive().isEqualTo(999912999999999999L);
+    void theWidestCountersFitALongInTheYear9999AndOneDigitMoreWouldNot() {
+        for (DatedTag.Period period : DatedTag.Period.values()) {
+            long lastDate = period == DatedTag.Period.DAY ? 99991231L : 999912L;
+            long widest = Math.addExact(Math.multiplyExact(lastDate, DatedTag.pow10(period.maxWidth())),
+                    DatedTag.pow10(period.maxWidth()) - 1);
+            assertThat(Long.toString(widest)).hasSize(DatedTag.MAX_DIGITS);
+            assertThatExceptionOfType(ArithmeticException.class).as("%s with one digit more", period)
+                    .isThrownBy(() -> Math.multiplyExact(lastDate, Math.multiplyExact(DatedTag.pow10(period.maxWidth()), 10L)));
+        }
     }
 
     @Test
