@@ -44,6 +44,13 @@ import java.util.function.Consumer;
  * are skipped, exactly as at a restart: numbers are never handed out twice, and the tag's next call loads a new
  * segment. Idleness costs the hot path nothing: a sweep compares each buffer's cursor with what it saw last time.
  *
+ * <h2>Dated tags</h2>
+ * A tag configured with {@link SegmentIdServiceBuilder#datedTag} numbers as the date of the call (in its zone) and a
+ * zero-padded counter that starts again each day or month ({@link DatedTag}). The counter is a row per period
+ * ({@code orders:20261204}), created with max_id {@code start} by the period's first call on any node and drawn like
+ * any tag; when the clock passes the period's end the old row's buffers are dropped, so a service holds one row per
+ * dated tag. A counter past its width throws {@link DatedNumberOverflowException}, never a wrapped number.
+ *
  * <h2>A database that hangs</h2>
  * Every statement on the table carries the query timeout ({@link SegmentIdServiceBuilder#timeout(Duration)}), so a
  * load that meets a locked row or a database that stopped answering fails instead of waiting as long as the driver would; its

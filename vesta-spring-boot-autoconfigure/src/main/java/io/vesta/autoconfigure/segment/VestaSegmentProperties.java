@@ -68,7 +68,7 @@ public class VestaSegmentProperties {
     /** One dated tag: {@code vesta.segment.dated-tags.<tag>.*}. */
     public static class DatedTag {
 
-        /** The default zone: UTC, the same on every node whatever the system's zone (nodes counting in different zones would share a row for different days). */
+        /** The default zone: UTC, the same on every node whatever the system's zone (nodes in different system zones would otherwise date one instant differently). */
         public static final String DEFAULT_ZONE = "UTC";
         public static final int DEFAULT_WIDTH = 6;
         public static final long DEFAULT_START = 1;
