@@ -1,7 +1,7 @@
 package io.vesta.hibernate;
 
-import io.vesta.hibernate.fixtures.entity.DatedOrder;
 import io.vesta.hibernate.fixtures.entity.DatedOrderNote;
+import io.vesta.hibernate.fixtures.entity.SegmentOrder;
 import io.vesta.segment.DatedNumberOverflowException;
 import io.vesta.segment.DatedTag;
 import io.vesta.segment.SegmentIdService;
@@ -28,22 +28,18 @@ class DatedSegmentIdGeneratorTests {
     @Test
     void entitiesTakeTheDateAndTheDaysCounterOnALongAndAStringIdentifier() {
         String url = TestSessionFactory.h2();
-        JdbcDataSource dataSource = new JdbcDataSource();
-        dataSource.setURL(url);
-        SegmentSchema.initialize(dataSource, "vesta_segment");
         // 23:59:59.999 on 31 January 2027 in Paris (22:59:59.999 UTC).
         ManualTimeSource clock = new ManualTimeSource(Instant.parse("2027-01-31T22:59:59.999Z"));
-        try (SegmentIdService segments = SegmentIdService.builder().dataSource(dataSource).timeSource(clock)
-                .datedTag("orders", DatedTag.Period.DAY, ZoneId.of("Europe/Paris"), 4, 1).build();
+        try (SegmentIdService segments = segments(url, clock, DatedTag.Period.DAY, ZoneId.of("Europe/Paris"), 4, 1);
                 TestSessionFactory hibernate = TestSessionFactory.start(url,
-                        Map.of(VestaIdGenerator.SEGMENT_NUMBERS, segments), DatedOrder.class, DatedOrderNote.class)) {
-            assertThat(persist(hibernate, new DatedOrder("tea")).getId()).isEqualTo(20270131_0001L);
+                        Map.of(VestaIdGenerator.SEGMENT_NUMBERS, segments), SegmentOrder.class, DatedOrderNote.class)) {
+            assertThat(persist(hibernate, new SegmentOrder("tea")).getId()).isEqualTo(20270131_0001L);
             assertThat(persist(hibernate, new DatedOrderNote("fragile")).getId()).isEqualTo("202701310002");
             clock.advance(Duration.ofMillis(1));
             assertThat(persist(hibernate, new DatedOrderNote("urgent")).getId()).isEqualTo("202702010001");
-            assertThat(persist(hibernate, new DatedOrder("cake")).getId()).isEqualTo(20270201_0002L);
+            assertThat(persist(hibernate, new SegmentOrder("cake")).getId()).isEqualTo(20270201_0002L);
 
-            DatedOrder read = hibernate.sessionFactory.fromTransaction(session -> session.find(DatedOrder.class,
+            SegmentOrder read = hibernate.sessionFactory.fromTransaction(session -> session.find(SegmentOrder.class,
                     20270201_0002L));
             assertThat(read).isNotNull();
         }
@@ -52,21 +48,27 @@ class DatedSegmentIdGeneratorTests {
     @Test
     void anOverflowFailsTheInsertNamingTheTagPeriodAndWidth() {
         String url = TestSessionFactory.h2();
-        JdbcDataSource dataSource = new JdbcDataSource();
-        dataSource.setURL(url);
-        SegmentSchema.initialize(dataSource, "vesta_segment");
         ManualTimeSource clock = new ManualTimeSource(Instant.parse("2027-01-31T12:00:00Z"));
-        try (SegmentIdService segments = SegmentIdService.builder().dataSource(dataSource).timeSource(clock)
-                .datedTag("orders", DatedTag.Period.MONTH, ZoneId.of("UTC"), 1, 9).build();
+        try (SegmentIdService segments = segments(url, clock, DatedTag.Period.MONTH, ZoneId.of("UTC"), 1, 9);
                 TestSessionFactory hibernate = TestSessionFactory.start(url,
-                        Map.of(VestaIdGenerator.SEGMENT_NUMBERS, segments), DatedOrder.class)) {
-            assertThat(persist(hibernate, new DatedOrder("tea")).getId()).isEqualTo(202701_9L);
-            Throwable failure = catchThrowable(() -> persist(hibernate, new DatedOrder("cake")));
+                        Map.of(VestaIdGenerator.SEGMENT_NUMBERS, segments), SegmentOrder.class)) {
+            assertThat(persist(hibernate, new SegmentOrder("tea")).getId()).isEqualTo(202701_9L);
+            Throwable failure = catchThrowable(() -> persist(hibernate, new SegmentOrder("cake")));
             assertThat(failure).isInstanceOf(IdentifierGenerationException.class)
                     .hasMessageContaining("@VestaId(segment = \"orders\")")
                     .hasCauseInstanceOf(DatedNumberOverflowException.class)
                     .hasMessageContaining("period 202701").hasMessageContaining("width 1");
         }
+    }
+
+    /** The real segment service on the H2 database at {@code url}, with "orders" a dated tag. */
+    private static SegmentIdService segments(String url, ManualTimeSource clock, DatedTag.Period period, ZoneId zone,
+            int width, long start) {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL(url);
+        SegmentSchema.initialize(dataSource, "vesta_segment");
+        return SegmentIdService.builder().dataSource(dataSource).timeSource(clock)
+                .datedTag("orders", period, zone, width, start).build();
     }
 
     private static <T> T persist(TestSessionFactory hibernate, T entity) {

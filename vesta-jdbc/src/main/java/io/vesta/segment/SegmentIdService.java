@@ -291,7 +291,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         return tags.maxBuffered();
     }
 
-    /** Buffers dropped so far, idle or least recently used: each skipped the rest of its segments. */
+    /** Buffers dropped so far, idle, least recently used or of a dated tag's ended period: each skipped the rest of its segments. */
     public long droppedBuffers() {
         return tags.dropped();
     }

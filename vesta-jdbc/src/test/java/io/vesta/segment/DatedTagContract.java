@@ -2,11 +2,14 @@ package io.vesta.segment;
 
 import io.vesta.test.ManualTimeSource;
 import io.vesta.test.TestDatabase;
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * Dated tags against one database, with a clock moved by hand across midnight and month ends. Subclasses supply the
- * pool (H2, PostgreSQL, MariaDB); every test makes its own table and drops it.
+ * Dated tags against one database, with a clock moved by hand across midnight and month ends. Subclasses name the
+ * database (H2, PostgreSQL, MariaDB); every test makes its own table and drops it.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class DatedTagContract {
 
     private static final String TAG = "orders";
@@ -47,10 +51,29 @@ abstract class DatedTagContract {
     private final List<SegmentIdService> services = new ArrayList<>();
     private final ManualTimeSource clock = new ManualTimeSource(BEFORE_TOKYO_MIDNIGHT);
 
-    abstract DataSource pool();
+    private HikariDataSource pool;
+
+    abstract TestDatabase database();
+
+    @BeforeAll
+    void connect() {
+        pool = database().pool(12);
+    }
+
+    @AfterAll
+    void disconnect() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    private HikariDataSource pool() {
+        return pool;
+    }
 
     @BeforeEach
     void createTable() {
+        clock.set(BEFORE_TOKYO_MIDNIGHT);
         table = TestDatabase.uniqueName("vesta_dated_t");
         SegmentSchema.initialize(pool(), table);
     }
@@ -58,6 +81,7 @@ abstract class DatedTagContract {
     @AfterEach
     void dropTable() throws SQLException {
         services.forEach(SegmentIdService::close);
+        services.clear();
         try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE " + table);
         }
@@ -216,8 +240,8 @@ abstract class DatedTagContract {
     @Test
     void twoNodesCrossingMidnightConcurrentlyNeverRepeatAndStartTheDayAtStart() throws Exception {
         long start = 7;
-        SegmentIdService first = service(b -> b.defaultStep(10).datedTag(TAG, DatedTag.Period.DAY, TOKYO, 8, start));
-        SegmentIdService second = service(b -> b.defaultStep(10).datedTag(TAG, DatedTag.Period.DAY, TOKYO, 8, start));
+        SegmentIdService first = service(b -> b.defaultStep(10).maxStep(40).datedTag(TAG, DatedTag.Period.DAY, TOKYO, 8, start));
+        SegmentIdService second = service(b -> b.defaultStep(10).maxStep(40).datedTag(TAG, DatedTag.Period.DAY, TOKYO, 8, start));
         SegmentIdService[] nodes = {first, second};
         long midnight = Instant.parse("2026-12-04T15:00:00Z").toEpochMilli();
         int threads = 8;

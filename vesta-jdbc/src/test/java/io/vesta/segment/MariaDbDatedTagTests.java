@@ -1,31 +1,12 @@
 package io.vesta.segment;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.test.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-import javax.sql.DataSource;
 
 /** Dated tags on the MariaDB server {@value TestDatabase#MARIADB_URL} names. */
 class MariaDbDatedTagTests extends DatedTagContract {
 
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void connect() {
-        pool = TestDatabase.MARIADB.pool(12);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (pool != null) {
-            pool.close();
-        }
-    }
-
     @Override
-    DataSource pool() {
-        return pool;
+    TestDatabase database() {
+        return TestDatabase.MARIADB;
     }
 }

@@ -19,9 +19,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import javax.sql.DataSource;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -157,12 +155,7 @@ class DatedSegmentServerTests {
     }
 
     private HttpResponse<String> send(String method, String path, String token) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return SegmentAdminServerTests.send(http, port, method, path, token);
     }
 
     @SpringBootConfiguration
