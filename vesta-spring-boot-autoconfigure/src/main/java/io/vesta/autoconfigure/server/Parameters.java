@@ -3,6 +3,8 @@ package io.vesta.autoconfigure.server;
 import io.vesta.IdFormat;
 import io.vesta.IdService;
 
+import java.util.Locale;
+
 /**
  * Parsing of the server's request parameters, each failure a {@link BadParameterException} naming the parameter. Numbers
  * are ASCII digits only ({@link #decimal}), here and in the segment endpoint.
@@ -72,7 +74,7 @@ public final class Parameters {
 
     /** The name of {@code format} as the {@code format} parameter takes it: {@code base32}. */
     static String name(IdFormat format) {
-        return format.name().toLowerCase(java.util.Locale.ROOT);
+        return format.name().toLowerCase(Locale.ROOT);
     }
 
     /** A field of an ID; {@code fallback} when it is not given. Its range is checked where the ID is made. */

@@ -83,6 +83,11 @@ public class VestaServerController {
      */
     public record IdsResponse(int count, long[] ids, List<String> idStrings,
             @JsonInclude(JsonInclude.Include.NON_NULL) String format) {
+
+        /** A batch whose strings are decimal, as before {@code format} existed. */
+        public IdsResponse(int count, long[] ids, List<String> idStrings) {
+            this(count, ids, idStrings, null);
+        }
     }
 
     /** A time field and the instant it stands for. */
