@@ -227,6 +227,21 @@
     }));
   }
 
+  const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+  /** The ID (decimal, signed) in the digits of io.vesta.IdFormat, unsigned and zero-padded to its length. */
+  function inDigits(decimal, digits, length) {
+    let value = BigInt.asUintN(64, BigInt(decimal));
+    const radix = BigInt(digits.length);
+    let text = '';
+    for (let i = 0; i < length; i++) {
+      text = digits[Number(value % radix)] + text;
+      value /= radix;
+    }
+    return text;
+  }
+
   async function decode(event) {
     event.preventDefault();
     const id = $('decode-input').value.trim();
@@ -235,7 +250,10 @@
     if (!id) {
       return;
     }
-    const answer = await getJson('/vesta/expid/' + encodeURIComponent(id));
+    // The form is chosen, not guessed: 13 digits are a decimal ID as well as a base-32 one.
+    const format = $('decode-format').value;
+    const answer = await getJson('/vesta/expid/' + encodeURIComponent(id)
+        + (format === 'decimal' ? '' : '?format=' + encodeURIComponent(format)));
     if (answer.status !== 200) {
       $('decode-error').hidden = false;
       $('decode-error').textContent = problem(answer);
@@ -245,6 +263,7 @@
     fields($('decode-result'), [
       ['id', d.idString], ['machine', d.machine], ['seq', d.seq], ['time', d.time], ['instant', d.instant],
       ['genMethod', d.genMethod], ['type', d.idType], ['version', d.version],
+      ['base32', inDigits(d.idString, CROCKFORD, 13)], ['base62', inDigits(d.idString, BASE62, 11)],
     ]);
   }
 

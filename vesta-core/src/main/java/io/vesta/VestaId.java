@@ -27,6 +27,9 @@ import java.lang.annotation.Target;
  * With {@link #segment()} the property is filled from a segment tag's dense numbers instead (Hibernate, MyBatis,
  * Spring Data); a missing {@link SegmentNumbers} or an unknown tag fails start-up or the insert, naming the entity,
  * the property and the tag.
+ * <p>
+ * With {@link #format()} a {@code String} property is filled with the ID in that {@link IdFormat} (Hibernate, MyBatis,
+ * Spring Data), and Jackson writes and reads a {@code Long}/{@code long} property in it.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -39,6 +42,20 @@ public @interface VestaId {
      * of the tag. Empty (the default): a Vesta ID from the {@link IdService}. Not on a package.
      */
     String segment() default "";
+
+    /**
+     * The text form of the ID, such as {@code @VestaId(format = IdFormat.BASE32) String id} for 13 Crockford base-32
+     * characters that sort as the IDs do. At most one element; empty (the default) means unset:
+     * <ul>
+     * <li>on a {@code String} property that Hibernate, MyBatis or Spring Data fill, the ID in this format; unset:
+     * its decimal digits. A format on a {@code Long}/{@code long} property they fill, or together with
+     * {@link #segment()}, is refused when the mapping is read, naming the entity, the property and the reason;</li>
+     * <li>on a {@code Long}/{@code long} property that Jackson writes with the {@code vesta-jackson} module, the
+     * format of this property, in place of the module's; unset: the module's.</li>
+     * </ul>
+     * Two or more formats are refused, naming the entity and the property.
+     */
+    IdFormat[] format() default {};
 
     /**
      * Whether this {@code Long}/{@code long} property is shown outside only in its opaque public form

@@ -1,5 +1,6 @@
 package io.vesta.hibernate;
 
+import io.vesta.IdFormat;
 import io.vesta.IdPropertyType;
 import io.vesta.IdService;
 import io.vesta.SegmentNumbers;
@@ -22,7 +23,8 @@ import java.util.Map;
 
 /**
  * The Hibernate generator behind {@link VestaId}: a {@code Long}, {@code long} or {@code String} identifier gets
- * the next ID of the {@link IdService} registered with the {@code SessionFactory} under {@link #ID_SERVICE}.
+ * the next ID of the {@link IdService} registered with the {@code SessionFactory} under {@link #ID_SERVICE}, a
+ * {@code String} in the {@link IdFormat} of {@code @VestaId(format = ...)} (decimal digits without one).
  * {@link VestaIdIntegrator} gives it to the identifiers {@code @VestaId} marks.
  * <p>
  * The ID is known before the INSERT, so Hibernate batches inserts ({@code hibernate.jdbc.batch_size}), which it
@@ -56,6 +58,9 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
 
     private IdPropertyType type;
 
+    /** The text form of a {@code String} identifier, {@code @VestaId(format = ...)}; decimal when unset. */
+    private IdFormat format;
+
     /**
      * Creates the generator for one identifier, {@code @VestaId} on a package as well as on a field; Hibernate then
      * calls {@link #initialize}.
@@ -71,6 +76,11 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
         this.type = IdPropertyType.of(memberType).orElseThrow(() -> new MappingException("@VestaId on " + attribute
                 + " needs a Long, long or String identifier, but it is "
                 + (memberType == null ? "of an unknown type" : "a " + memberType.getName())));
+        try {
+            this.format = type.format(annotation, attribute);
+        } catch (IllegalArgumentException e) {
+            throw new MappingException(e.getMessage(), e);
+        }
         Map<String, Object> settings = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings();
         this.attribute = attribute;
         if (!annotation.segment().isEmpty()) {
@@ -107,7 +117,7 @@ public final class VestaIdGenerator implements BeforeExecutionGenerator, Annotat
         if (idService == null) {
             throw new IdentifierGenerationException(missingIdService);
         }
-        return type.valueOf(idService.genId());
+        return type.valueOf(idService.genId(), format);
     }
 
     @Override

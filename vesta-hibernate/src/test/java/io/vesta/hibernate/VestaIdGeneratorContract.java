@@ -1,6 +1,8 @@
 package io.vesta.hibernate;
 
 import io.vesta.Id;
+import io.vesta.IdFormat;
+import io.vesta.hibernate.fixtures.entity.Base32Order;
 import io.vesta.test.fixtures.jpa.entity.FieldOrder;
 import io.vesta.hibernate.fixtures.entity.GeneratedValueOrder;
 import io.vesta.hibernate.fixtures.entity.IdentityOrder;
@@ -25,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 abstract class VestaIdGeneratorContract {
 
     static final Class<?>[] ENTITIES = { FieldOrder.class, GeneratedValueOrder.class, PrimitiveOrder.class,
-            StringOrder.class, IdentityOrder.class, PackageOrder.class };
+            StringOrder.class, IdentityOrder.class, PackageOrder.class, Base32Order.class };
 
     private TestSchema schema;
 
@@ -93,6 +95,26 @@ abstract class VestaIdGeneratorContract {
             assertThat(hibernate.find(FieldOrder.class, assigned).getItem()).isEqualTo("repaired");
             assertThat(hibernate.find(PrimitiveOrder.class, assigned + 1).getItem()).isEqualTo("repaired");
             assertThat(hibernate.find(StringOrder.class, "4242").getItem()).isEqualTo("imported");
+        }
+    }
+
+    @Test
+    void aStringIdentifierWithAFormatGetsTheIdInThatFormAndKeepsAnIdTheCallerSet() {
+        try (TestSessionFactory hibernate = start()) {
+            Instant before = Instant.now();
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                ids.add(hibernate.persisted(new Base32Order(null, "base32-" + i)).getId());
+            }
+            assertThat(ids).allSatisfy(id -> assertThat(id).hasSize(IdFormat.BASE32_LENGTH)
+                    .isEqualTo(IdFormat.BASE32.format(IdFormat.BASE32.parse(id))));
+            assertThat(ids).as("base 32 sorts as the IDs were issued").doesNotHaveDuplicates().isSorted();
+            for (String id : ids) {
+                assertIssuedHere(hibernate, IdFormat.BASE32.parse(id), before);
+            }
+            assertThat(hibernate.find(Base32Order.class, ids.get(3)).getItem()).isEqualTo("base32-3");
+            hibernate.persisted(new Base32Order("0000000000042", "imported"));
+            assertThat(hibernate.find(Base32Order.class, "0000000000042").getItem()).isEqualTo("imported");
         }
     }
 

@@ -3,6 +3,9 @@ package io.vesta.hibernate;
 import io.vesta.hibernate.fixtures.access.GetterOrder;
 import io.vesta.hibernate.fixtures.access.InheritedOrder;
 import io.vesta.hibernate.fixtures.access.MisplacedOrder;
+import io.vesta.hibernate.fixtures.bad.FormattedLongOrder;
+import io.vesta.hibernate.fixtures.bad.FormattedSegmentOrder;
+import io.vesta.hibernate.fixtures.bad.TwoFormatsOrder;
 import io.vesta.hibernate.fixtures.bad.TwoGeneratorsOrder;
 import io.vesta.hibernate.fixtures.entity.IdentityOrder;
 import io.vesta.test.fixtures.jpa.pkg.OwnSequenceOrder;
@@ -65,6 +68,26 @@ class VestaIdIntegratorTests {
                 .hasMessageContaining("Identifier attribute '" + TwoGeneratorsOrder.class.getName() + ".id'"
                         + " has too many generator annotations")
                 .hasMessageContaining("io.vesta.VestaId").hasMessageContaining("org.hibernate.annotations.UuidGenerator");
+    }
+
+    @Test
+    void aFormatOnALongIdentifierFailsStartupNamingTheEntityThePropertyAndTheReason() {
+        assertThatThrownBy(() -> start(FormattedLongOrder.class).close()).hasStackTraceContaining("@VestaId(format = BASE62) on "
+                + FormattedLongOrder.class.getName() + ".id needs a String property, but it is a java.lang.Long, which"
+                + " holds the ID itself");
+    }
+
+    @Test
+    void aFormatBesideASegmentFailsStartupNamingTheEntityThePropertyAndTheReason() {
+        assertThatThrownBy(() -> start(FormattedSegmentOrder.class).close()).hasStackTraceContaining(
+                "@VestaId(format = BASE32) on " + FormattedSegmentOrder.class.getName() + ".id cannot be combined with"
+                        + " segment = \"orders\"");
+    }
+
+    @Test
+    void twoFormatsFailStartupNamingTheEntityAndTheProperty() {
+        assertThatThrownBy(() -> start(TwoFormatsOrder.class).close()).hasStackTraceContaining("@VestaId(format) on "
+                + TwoFormatsOrder.class.getName() + ".id takes at most one format, but it has 2: [BASE32, BASE62]");
     }
 
     private static TestSessionFactory start(Class<?>... entities) {

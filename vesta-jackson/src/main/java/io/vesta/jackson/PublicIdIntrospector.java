@@ -67,6 +67,10 @@ final class PublicIdIntrospector extends NopAnnotationIntrospector {
             throw new IllegalStateException("@VestaId(publicId = true) is on " + describe(annotated) + " of type "
                     + type.getName() + ": a public ID is the public form of a Long or long property");
         }
+        if (annotated.getAnnotation(VestaId.class).format().length > 0) {
+            throw new IllegalStateException(describe(annotated) + " is @VestaId(publicId = true) with a format: a"
+                    + " public ID has one form of its own, so drop the format");
+        }
         if (publicIds == null) {
             throw new IllegalStateException(describe(annotated) + " is @VestaId(publicId = true) but this mapper's "
                     + "VestaIdJacksonModule has no PublicIds: give it one (new VestaIdJacksonModule(format, publicIds),"

@@ -2,8 +2,11 @@ package io.vesta.jackson;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import io.vesta.IdFormat;
+import io.vesta.IdPropertyType;
 import io.vesta.PublicIds;
 import io.vesta.VestaId;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongFunction;
 import java.util.function.ToLongFunction;
@@ -18,6 +21,7 @@ import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.cfg.MapperConfig;
 import tools.jackson.databind.deser.std.StdScalarDeserializer;
 import tools.jackson.databind.introspect.Annotated;
+import tools.jackson.databind.introspect.AnnotatedMember;
 import tools.jackson.databind.introspect.NopAnnotationIntrospector;
 import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
 import tools.jackson.databind.ser.std.StdSerializer;
@@ -31,6 +35,9 @@ import tools.jackson.databind.ser.std.StdSerializer;
  * with the format's own message (the input, the format and what is wrong) in an {@code InvalidFormatException}.
  * An explicit {@code @JsonFormat} shape, {@code @JsonSerialize} or {@code @JsonDeserialize} on the property wins:
  * this introspector is consulted after Jackson's own. {@code @VestaId String} properties are left as they are.
+ * <p>
+ * A property's own {@code @VestaId(format = IdFormat.BASE62)} replaces the module's format for that property, in
+ * writing and in reading; two formats on one property are refused naming the class and the property.
  * <p>
  * Plain Jackson registers it with {@code JsonMapper.builder().addModule(new VestaIdJacksonModule()).build()}, or
  * {@code new VestaIdJacksonModule(IdFormat.BASE32)}; Spring Boot does with {@code vesta.jackson.ids-as-strings=true},
@@ -106,21 +113,31 @@ public final class VestaIdJacksonModule extends JacksonModule {
         private static final JsonFormat.Value STRING = JsonFormat.Value.forShape(JsonFormat.Shape.STRING);
 
         private final IdFormat format;
-        private final IdSerializer serializer;
-        private final IdDeserializer boxed;
-        private final IdDeserializer primitive;
+        private final Map<IdFormat, IdSerializer> serializers = new EnumMap<>(IdFormat.class);
+        private final Map<IdFormat, IdDeserializer> boxed = new EnumMap<>(IdFormat.class);
+        private final Map<IdFormat, IdDeserializer> primitive = new EnumMap<>(IdFormat.class);
 
         IdsAsStrings(IdFormat format) {
             this.format = format;
-            this.serializer = new IdSerializer(format);
-            this.boxed = new IdDeserializer(format, false);
-            this.primitive = new IdDeserializer(format, true);
+            for (IdFormat each : IdFormat.values()) {
+                serializers.put(each, new IdSerializer(each));
+                boxed.put(each, new IdDeserializer(each, false));
+                primitive.put(each, new IdDeserializer(each, true));
+            }
         }
 
         private static boolean isIdProperty(Annotated annotated) {
             Class<?> type = annotated.getRawType();
             return (type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class)
                     && !PublicIdIntrospector.isPublicId(annotated);
+        }
+
+        /** The property's own {@code @VestaId(format = ...)}, or else the module's. */
+        private IdFormat formatOf(Annotated annotated) {
+            String property = annotated instanceof AnnotatedMember member
+                    ? member.getDeclaringClass().getName() + "." + member.getName() : annotated.getName();
+            IdFormat own = IdPropertyType.formatOf(annotated.getAnnotation(VestaId.class), property);
+            return own != null ? own : format;
         }
 
         /** Whether the property says itself how it is written, with a {@code @JsonFormat} shape. */
@@ -131,20 +148,28 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
         @Override
         public JsonFormat.Value findFormat(MapperConfig<?> config, Annotated annotated) {
-            return format == IdFormat.DECIMAL && isIdProperty(annotated) ? STRING : JsonFormat.Value.empty();
+            return isIdProperty(annotated) && formatOf(annotated) == IdFormat.DECIMAL ? STRING : JsonFormat.Value.empty();
         }
 
         @Override
         public Object findSerializer(MapperConfig<?> config, Annotated annotated) {
-            return format != IdFormat.DECIMAL && isIdProperty(annotated) && !hasOwnShape(annotated) ? serializer : null;
+            if (!isIdProperty(annotated) || hasOwnShape(annotated)) {
+                return null;
+            }
+            IdFormat own = formatOf(annotated);
+            return own == IdFormat.DECIMAL ? null : serializers.get(own);
         }
 
         @Override
         public Object findDeserializer(MapperConfig<?> config, Annotated annotated) {
-            if (format == IdFormat.DECIMAL || !isIdProperty(annotated) || hasOwnShape(annotated)) {
+            if (!isIdProperty(annotated) || hasOwnShape(annotated)) {
                 return null;
             }
-            return annotated.getRawType() == long.class ? primitive : boxed;
+            IdFormat own = formatOf(annotated);
+            if (own == IdFormat.DECIMAL) {
+                return null;
+            }
+            return (annotated.getRawType() == long.class ? primitive : boxed).get(own);
         }
 
         @Override

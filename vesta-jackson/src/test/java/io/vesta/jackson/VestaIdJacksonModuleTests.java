@@ -136,4 +136,36 @@ class VestaIdJacksonModuleTests {
         assertThat(base32.readValue("{\"id\":" + ID + ",\"code\":\"42\"}", Legacy.class))
                 .isEqualTo(new Legacy(ID, "42"));
     }
+
+    /** Each ID in a format of its own, whatever the module's; the third follows the module. */
+    public record Mixed(@VestaId(format = IdFormat.BASE32) Long id, @VestaId(format = IdFormat.DECIMAL) long parentId,
+            @VestaId Long groupId) {
+    }
+
+    public record TwoFormats(@VestaId(format = { IdFormat.BASE32, IdFormat.BASE62 }) Long id) {
+    }
+
+    @Test
+    void aPropertysOwnFormatReplacesTheModulesInWritingAndReading() {
+        Mixed mixed = new Mixed(ID, ID + 1, ID + 2);
+        String base62Module = "{\"id\":\"" + IdFormat.BASE32.format(ID) + "\",\"parentId\":\"" + (ID + 1)
+                + "\",\"groupId\":\"" + IdFormat.BASE62.format(ID + 2) + "\"}";
+        JsonMapper base62 = JsonMapper.builder().addModule(new VestaIdJacksonModule(IdFormat.BASE62)).build();
+        assertThat(base62.writeValueAsString(mixed)).isEqualTo(base62Module);
+        assertThat(base62.readValue(base62Module, Mixed.class)).isEqualTo(mixed);
+
+        String decimalModule = "{\"id\":\"" + IdFormat.BASE32.format(ID) + "\",\"parentId\":\"" + (ID + 1)
+                + "\",\"groupId\":\"" + (ID + 2) + "\"}";
+        assertThat(withModule.writeValueAsString(mixed)).isEqualTo(decimalModule);
+        assertThat(withModule.readValue(decimalModule, Mixed.class)).isEqualTo(mixed);
+        assertThatThrownBy(() -> withModule.readValue("{\"id\":\"" + ID + "\"}", Mixed.class))
+                .isInstanceOf(InvalidFormatException.class).hasMessageContaining("is not a BASE32 ID");
+    }
+
+    @Test
+    void twoFormatsOnOnePropertyAreRefusedNamingTheClassAndTheProperty() {
+        assertThatThrownBy(() -> withModule.writeValueAsString(new TwoFormats(ID)))
+                .hasStackTraceContaining("@VestaId(format) on " + TwoFormats.class.getName()
+                        + ".id takes at most one format, but it has 2: [BASE32, BASE62]");
+    }
 }

@@ -87,6 +87,18 @@ class VestaIdJacksonPublicIdTests {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("has no PublicIds");
     }
 
+    /** A public ID with a format as well: two forms for one property. */
+    public record Formatted(@VestaId(publicId = true, format = IdFormat.BASE32) Long id) {
+    }
+
+    @Test
+    void aPublicIdWithAFormatIsRefusedRatherThanOneOfThemIgnored() {
+        JsonMapper mapper = JsonMapper.builder().addModule(new VestaIdJacksonModule(IdFormat.BASE62, publicIds)).build();
+        assertThatThrownBy(() -> mapper.writeValueAsString(new Formatted(1L)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(Formatted.class.getName() + ".id is @VestaId(publicId = true) with a format");
+    }
+
     /** A public ID on a String property: not what it converts. */
     public record Misplaced(@VestaId(publicId = true) String code) {
     }

@@ -240,7 +240,7 @@ final class SegmentBuffer {
         int nextStep = step == 0 ? 0 : source.nextStep(step, tableStep, startedAt - lastLoadAt);
         boolean create = mayCreate && loads.sum() == 0 && source.autoCreates(bizTag);
         try {
-            SegmentTable.Allocation allocation = table.allocate(bizTag, nextStep, create);
+            SegmentTable.Allocation allocation = table.allocate(bizTag, nextStep, create, source.firstId(bizTag));
             if (allocation.maxId() > SegmentIdService.MAX_ID_LIMIT) {
                 throw new IllegalStateException("max_id of bizTag '" + bizTag + "' in " + table.table()
                         + " is " + allocation.maxId() + ", beyond the largest this allocator hands out (2^62)");

@@ -44,6 +44,13 @@ import java.util.function.Consumer;
  * are skipped, exactly as at a restart: numbers are never handed out twice, and the tag's next call loads a new
  * segment. Idleness costs the hot path nothing: a sweep compares each buffer's cursor with what it saw last time.
  *
+ * <h2>Dated tags</h2>
+ * A tag configured with {@link SegmentIdServiceBuilder#datedTag} numbers as the date of the call (in its zone) and a
+ * zero-padded counter that starts again each day or month ({@link DatedTag}). The counter is a row per period
+ * ({@code orders:20261204}), created with max_id {@code start} by the period's first call on any node and drawn like
+ * any tag; when the clock passes the period's end the old row's buffers are dropped, so a service holds one row per
+ * dated tag. A counter past its width throws {@link DatedNumberOverflowException}, never a wrapped number.
+ *
  * <h2>A database that hangs</h2>
  * Every statement on the table carries the query timeout ({@link SegmentIdServiceBuilder#timeout(Duration)}), so a
  * load that meets a locked row or a database that stopped answering fails instead of waiting as long as the driver would; its
@@ -94,11 +101,16 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
     private final SegmentSource source;
     private final SegmentTags tags;
     private final int defaultStep;
+    private final DatedTags dated;
+    /** Drops the buffers of a dated tag's ended period; made once, so that a dated call allocates nothing for it. */
+    private final Consumer<String> dropEndedPeriod;
 
     SegmentIdService(SegmentIdServiceBuilder settings) {
         this.source = new SegmentSource(settings);
         this.tags = new SegmentTags(source, settings.idleTimeout.toMillis(), settings.maxBufferedTags);
         this.defaultStep = settings.defaultStep;
+        this.dated = source.datedTags.isEmpty() ? null : source.datedTags;
+        this.dropEndedPeriod = tags::drop;
     }
 
     /** The settings of a new service, each checked when it is built. */
@@ -106,9 +118,25 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         return new SegmentIdServiceBuilder();
     }
 
-    /** The next number of {@code bizTag}; a missing tag is created if the builder's auto-creation covers it. */
+    /**
+     * The next number of {@code bizTag}; a missing tag is created if the builder's auto-creation covers it. For a
+     * {@link SegmentIdServiceBuilder#datedTag dated tag}, the date of this call and the period's next counter (the
+     * period's row is created on its first call).
+     * @throws DatedNumberOverflowException when a dated tag's counter has passed its width in this period
+     */
     @Override
     public long nextId(String bizTag) {
+        if (dated != null) {
+            DatedTags.Counter counter = dated.route(bizTag);
+            if (counter != null) {
+                DatedTag.PeriodAt period = periodOf(counter);
+                return counter.number(period, next(period.rowTag()));
+            }
+        }
+        return next(bizTag);
+    }
+
+    private long next(String bizTag) {
         SegmentBuffer buffer = tags.buffer(bizTag);
         for (;;) {
             Segment segment = buffer.current;
@@ -127,7 +155,10 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
      * {@code count} numbers of {@code bizTag}, increasing. They are consecutive unless the batch spans two
      * segments; other nodes' numbers may lie in between. A batch that fails part-way (the database is down)
      * throws, and the numbers it had drawn are skipped, never handed out again. A missing tag is created if the
-     * builder's auto-creation covers it.
+     * builder's auto-creation covers it. A dated tag's batch is all of one period, the one of the moment of the call,
+     * even if the batch is drawn after the period ends.
+     * @throws DatedNumberOverflowException when a dated tag's counter passes its width in this batch (the batch's
+     *         numbers are skipped)
      */
     @Override
     public long[] nextIds(String bizTag, int count) {
@@ -189,6 +220,27 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         if (count < 1 || count > IdService.MAX_BATCH) {
             throw new IllegalArgumentException("count must be in [1, " + IdService.MAX_BATCH + "], was " + count);
         }
+        if (dated != null) {
+            DatedTags.Counter counter = dated.route(bizTag);
+            if (counter != null) {
+                DatedTag.PeriodAt period = periodOf(counter);
+                long[] ids = draw(period.rowTag(), count, mayCreate);
+                // Increasing: if the last fits the width, all do.
+                counter.number(period, ids[count - 1]);
+                for (int i = 0; i < count; i++) {
+                    ids[i] += period.prefix();
+                }
+                return ids;
+            }
+        }
+        return draw(bizTag, count, mayCreate);
+    }
+
+    private DatedTag.PeriodAt periodOf(DatedTags.Counter counter) {
+        return counter.periodAt(source.timeSource.currentTimeMillis(), dropEndedPeriod);
+    }
+
+    private long[] draw(String bizTag, int count, boolean mayCreate) {
         SegmentBuffer buffer = tags.buffer(bizTag);
         long[] ids = new long[count];
         int filled = 0;
@@ -211,6 +263,11 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
             }
             buffer = buffer.advance(segment, mayCreate);
         }
+    }
+
+    /** The dated tags, by tag. */
+    public List<DatedTag> datedTags() {
+        return source.datedTags.all();
     }
 
     /** The state of one tag's buffers, if this service holds them (it has served the tag, and not dropped it since). */
@@ -237,7 +294,7 @@ public final class SegmentIdService implements SegmentNumbers, AutoCloseable {
         return tags.maxBuffered();
     }
 
-    /** Buffers dropped so far, idle or least recently used: each skipped the rest of its segments. */
+    /** Buffers dropped so far, idle, least recently used or of a dated tag's ended period: each skipped the rest of its segments. */
     public long droppedBuffers() {
         return tags.dropped();
     }

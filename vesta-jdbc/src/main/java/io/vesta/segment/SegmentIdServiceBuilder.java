@@ -1,11 +1,18 @@
 package io.vesta.segment;
 
 import io.vesta.InvalidSettingException;
+import io.vesta.SegmentNumbers;
 import io.vesta.jdbc.TableScript;
 import io.vesta.time.TimeSource;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -44,6 +51,7 @@ public final class SegmentIdServiceBuilder {
     Duration timeout = DEFAULT_TIMEOUT;
     TimeSource timeSource = TimeSource.system();
     String settingPrefix = "";
+    final List<DatedTag> datedTags = new ArrayList<>();
 
     SegmentIdServiceBuilder() {
     }
@@ -145,6 +153,20 @@ public final class SegmentIdServiceBuilder {
         return this;
     }
 
+    /**
+     * Makes {@code bizTag} a dated tag ({@link DatedTag}): its numbers are the date of the call in {@code zone}
+     * ({@code yyyyMMdd} for a day, {@code yyyyMM} for a month) followed by a counter of {@code width} digits that
+     * starts at {@code start} each period, from a row per period ({@code orders:20261204}) that the service creates
+     * on the period's first call. {@code width} is 1 to 10 for a day, 1 to 12 for a month (18 digits in all, which
+     * a {@code long} always holds); {@code start} is 0 to 10^width - 1. Every node sharing the table must give a tag
+     * the same settings.
+     */
+    public SegmentIdServiceBuilder datedTag(String bizTag, DatedTag.Period period, ZoneId zone, int width, long start) {
+        this.datedTags.add(new DatedTag(bizTag, period, zone, width, start));
+        return this;
+    }
+
+    /** The clock that dated tags take their period from, and that idle buffers are measured by; the system's by default. */
     public SegmentIdServiceBuilder timeSource(TimeSource timeSource) {
         this.timeSource = timeSource;
         return this;
@@ -193,7 +215,41 @@ public final class SegmentIdServiceBuilder {
                         "is not a regular expression: " + e.getDescription());
             }
         }
+        checkDatedTags();
         return new SegmentIdService(this);
+    }
+
+    private void checkDatedTags() {
+        Set<String> seen = new HashSet<>();
+        for (DatedTag dated : datedTags) {
+            String setting = settingPrefix + "dated-tags." + dated.bizTag();
+            try {
+                SegmentNumbers.requireValidBizTag("bizTag", dated.bizTag());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidSettingException(settingPrefix + "dated-tags", dated.bizTag(),
+                        "tags matching " + SegmentNumbers.BIZ_TAG_PATTERN, e.getMessage());
+            }
+            if (!seen.add(dated.bizTag())) {
+                throw new InvalidSettingException(settingPrefix + "dated-tags", dated.bizTag(), "each tag once",
+                        "names the tag twice");
+            }
+            requireSet(setting + ".period", dated.period(), "day or month");
+            requireSet(setting + ".zone", dated.zone(), "a time-zone ID such as UTC or Europe/Paris");
+            int maxTagLength = SegmentNumbers.MAX_BIZ_TAG_LENGTH - 1 - dated.period().digits();
+            if (dated.bizTag().length() > maxTagLength) {
+                throw new InvalidSettingException(settingPrefix + "dated-tags", dated.bizTag(),
+                        "a tag of at most " + maxTagLength + " characters, so that its row (tag, ':' and the "
+                                + dated.period().digits() + " digits of the date) fits in biz_tag's "
+                                + SegmentNumbers.MAX_BIZ_TAG_LENGTH);
+            }
+            if (dated.width() < 1 || dated.width() > dated.period().maxWidth()) {
+                throw new InvalidSettingException(setting + ".width", dated.width(), "a counter width in [1, "
+                        + dated.period().maxWidth() + "] for period " + dated.period().name().toLowerCase(Locale.ROOT)
+                        + " (the " + dated.period().digits() + " digits of " + dated.period().pattern()
+                        + " and the counter fit " + DatedTag.MAX_DIGITS + " digits, which a long always holds)");
+            }
+            requireInRange(setting + ".start", dated.start(), 0, dated.maxCounter());
+        }
     }
 
     private static void checkTimeout(String setting, Duration timeout) {

@@ -24,6 +24,7 @@ final class SegmentSource {
     final long targetMillis;
     final int maxStep;
     final long retryIntervalMillis;
+    final DatedTags datedTags;
     private final boolean autoCreate;
     private final Pattern autoCreateTags;
     private final ThreadPoolExecutor loader;
@@ -38,6 +39,7 @@ final class SegmentSource {
         this.maxStep = settings.maxStep;
         this.retryIntervalMillis = settings.retryInterval.toMillis();
         this.autoCreate = settings.autoCreate;
+        this.datedTags = new DatedTags(settings.datedTags);
         this.autoCreateTags = settings.autoCreateTags == null || settings.autoCreateTags.isEmpty() ? null
                 : Pattern.compile(settings.autoCreateTags);
         String prefix = "vesta-segment-loader-" + SERVICES.incrementAndGet() + "-";
@@ -52,9 +54,19 @@ final class SegmentSource {
         this.loader.allowCoreThreadTimeOut(true);
     }
 
-    /** Whether a tag the table does not have is created by its first {@code nextId}. */
+    /**
+     * Whether a tag the table does not have is created by its first {@code nextId}: auto-creation covers it, or it
+     * is the row of a period of a configured dated tag (configuring the tag is the explicit act).
+     */
     boolean autoCreates(String bizTag) {
-        return autoCreate || autoCreateTags != null && autoCreateTags.matcher(bizTag).matches();
+        return autoCreate || autoCreateTags != null && autoCreateTags.matcher(bizTag).matches()
+                || datedTags.rowOf(bizTag) != null;
+    }
+
+    /** The max_id of a row created on first use, which is its first number: a dated tag's start, else 1. */
+    long firstId(String bizTag) {
+        DatedTag dated = datedTags.rowOf(bizTag);
+        return dated == null ? 1 : dated.start();
     }
 
     /**

@@ -69,11 +69,17 @@ final class SegmentTable {
         return Duration.ofSeconds(timeoutSeconds);
     }
 
+    /** {@link #allocate(String, int, boolean, long)} creating a missing row with max_id 1. */
+    Allocation allocate(String bizTag, int step, boolean create) throws SQLException {
+        return allocate(bizTag, step, create, 1);
+    }
+
     /**
      * Moves the tag's max_id forward by {@code step}, or by the table's own step when {@code step} is 0, and
-     * returns the new max_id. A missing row is created first (with the default step) when {@code create} is set.
+     * returns the new max_id. A missing row is created first (with the default step, and max_id {@code firstId}, its
+     * first number) when {@code create} is set.
      */
-    Allocation allocate(String bizTag, int step, boolean create) throws SQLException {
+    Allocation allocate(String bizTag, int step, boolean create, long firstId) throws SQLException {
         Allocation allocation = update(bizTag, step);
         if (allocation != null) {
             return allocation;
@@ -86,7 +92,7 @@ final class SegmentTable {
         // retried. If the row is there now, whoever inserted it, the allocation goes ahead.
         SQLException insertFailure = null;
         try {
-            insert(bizTag, 1, defaultStep, "created on first use by Vesta");
+            insert(bizTag, firstId, defaultStep, "created on first use by Vesta");
         } catch (SQLException e) {
             insertFailure = e;
         }

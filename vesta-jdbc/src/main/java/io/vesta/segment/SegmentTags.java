@@ -101,6 +101,14 @@ final class SegmentTags {
         }
     }
 
+    /** Drops the tag's buffer if there is one: a dated tag's row whose period has ended. */
+    void drop(String bizTag) {
+        SegmentBuffer buffer = buffers.get(bizTag);
+        if (buffer != null) {
+            drop(buffer);
+        }
+    }
+
     void sweepIfDue(long now) {
         if (now >= nextSweepAt && sweepLock.tryLock()) {
             try {

@@ -1,5 +1,6 @@
 package io.vesta.mybatis;
 
+import io.vesta.IdFormat;
 import io.vesta.IdPropertyType;
 import io.vesta.IdService;
 import io.vesta.SegmentNumbers;
@@ -34,7 +35,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Fills the ID property of the objects an INSERT statement writes, when it is null ({@code 0} for a primitive
  * {@code long}): the property annotated {@link VestaId @VestaId}, or else, only when one is named, the
  * {@code idProperty} ({@code vesta.mybatis.id-property} in Spring Boot) when it is a {@code Long}, {@code long} or
- * {@code String}. Other statements, and IDs the caller already set, are left alone.
+ * {@code String}. A {@code String} property gets the ID in the {@code IdFormat} of {@code @VestaId(format = ...)},
+ * decimal digits without one; a format on a {@code Long}/{@code long}, two formats, or a format beside a segment tag
+ * fail the first insert of the class, naming the class, the property and the reason. Other statements, and IDs the
+ * caller already set, are left alone.
  * <p>
  * A statement whose key something else generates is never touched: one with a key generator that writes key
  * properties ({@code useGeneratedKeys} with a {@code keyProperty}, or a {@code <selectKey>}). The key belongs to the
@@ -175,7 +179,8 @@ public final class VestaMyBatisInterceptor implements Interceptor {
         else if (value instanceof Map<?, ?> row) {
             // A map written as a row: MyBatis reads #{id} from its key.
             if (!idProperty.isEmpty() && row.containsKey(idProperty) && row.get(idProperty) == null) {
-                targets.add(new Target(configuration.newMetaObject(value), idProperty, IdPropertyType.LONG, "", "a map"));
+                targets.add(new Target(configuration.newMetaObject(value), idProperty, IdPropertyType.LONG,
+                        IdFormat.DECIMAL, "", "a map"));
             }
         }
         else if (!SimpleTypeRegistry.isSimpleType(value.getClass()) && !value.getClass().isArray()) {
@@ -184,8 +189,8 @@ public final class VestaMyBatisInterceptor implements Interceptor {
             if (property != IdProperty.NONE) {
                 MetaObject object = configuration.newMetaObject(value);
                 if (property.type().isUnset(object.getValue(property.name()))) {
-                    targets.add(new Target(object, property.name(), property.type(), property.segment(),
-                            value.getClass().getName()));
+                    targets.add(new Target(object, property.name(), property.type(), property.format(),
+                            property.segment(), value.getClass().getName()));
                 }
             }
         }
@@ -204,7 +209,8 @@ public final class VestaMyBatisInterceptor implements Interceptor {
             return IdProperty.NONE;
         }
         // An id of another type (an Integer key, say) belongs to the database, not to Vesta.
-        return IdPropertyType.of(reflector.getSetterType(idProperty)).map(idType -> new IdProperty(idProperty, idType, ""))
+        return IdPropertyType.of(reflector.getSetterType(idProperty))
+                .map(idType -> new IdProperty(idProperty, idType, IdFormat.DECIMAL, ""))
                 .orElse(IdProperty.NONE);
     }
 
@@ -234,21 +240,26 @@ public final class VestaMyBatisInterceptor implements Interceptor {
     private static IdProperty annotated(Class<?> owner, String name, Class<?> type, VestaId marker) {
         IdPropertyType idType = IdPropertyType.of(type).orElseThrow(() -> new IllegalStateException("@VestaId on "
                 + owner.getName() + "." + name + " needs a Long, long or String property, but it is a " + type.getName()));
+        IdFormat format = idType.format(marker, owner.getName() + "." + name);
         String segment = marker.segment();
         if (!segment.isEmpty()) {
             SegmentNumbers.requireValidBizTag("@VestaId(segment) of " + owner.getName() + "." + name, segment);
         }
-        return new IdProperty(name, idType, segment);
+        return new IdProperty(name, idType, format, segment);
     }
 
-    /** An ID property; {@code segment} is its tag for {@code @VestaId(segment = ...)}, empty for Vesta IDs. */
-    private record IdProperty(String name, IdPropertyType type, String segment) {
-        static final IdProperty NONE = new IdProperty("", IdPropertyType.LONG, "");
+    /**
+     * An ID property; {@code format} is the text form of a {@code String} one, {@code segment} its tag for
+     * {@code @VestaId(segment = ...)}, empty for Vesta IDs.
+     */
+    private record IdProperty(String name, IdPropertyType type, IdFormat format, String segment) {
+        static final IdProperty NONE = new IdProperty("", IdPropertyType.LONG, IdFormat.DECIMAL, "");
     }
 
-    private record Target(MetaObject object, String property, IdPropertyType type, String segment, String owner) {
+    private record Target(MetaObject object, String property, IdPropertyType type, IdFormat format, String segment,
+            String owner) {
         void set(long id) {
-            object.setValue(property, type.valueOf(id));
+            object.setValue(property, type.valueOf(id, format));
         }
     }
 }

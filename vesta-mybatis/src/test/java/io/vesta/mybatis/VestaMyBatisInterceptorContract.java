@@ -1,9 +1,12 @@
 package io.vesta.mybatis;
 
+import io.vesta.IdFormat;
+import io.vesta.VestaId;
 import io.vesta.test.fixtures.mybatis.CodedOrder;
 import io.vesta.test.fixtures.mybatis.Order;
 import io.vesta.test.fixtures.mybatis.mapper.AnnotatedOrderMapper;
 import io.vesta.test.fixtures.mybatis.mapper.XmlOrderMapper;
+import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.junit.jupiter.api.Test;
@@ -50,6 +53,58 @@ abstract class VestaMyBatisInterceptorContract {
                     .isEqualTo("annotation");
             assertThat(mybatis.itemOfCode(coded.getCode()))
                     .isEqualTo("coded");
+        }
+    }
+
+    /** A row whose String code holds the ID in base 62. */
+    public static class ShortCode {
+
+        @VestaId(format = IdFormat.BASE62)
+        private String code;
+
+        private final String item;
+
+        public ShortCode(String item) {
+            this.item = item;
+        }
+
+        public String getCode() {
+            return code;
+        }
+
+        public String getItem() {
+            return item;
+        }
+    }
+
+    public interface ShortCodeMapper {
+
+        @Insert("insert into ${codes} (code, item) values (#{code}, #{item})")
+        int insert(ShortCode code);
+
+        @Insert("<script>insert into ${codes} (code, item) values"
+                + "<foreach collection='list' item='c' separator=','>(#{c.code}, #{c.item})</foreach></script>")
+        int insertAll(List<ShortCode> codes);
+    }
+
+    @Test
+    void aStringPropertyWithAFormatGetsTheIdInThatFormSingleAndBatched() throws SQLException {
+        try (TestSqlSessionFactory mybatis = start()) {
+            mybatis.factory.getConfiguration().addMapper(ShortCodeMapper.class);
+            ShortCode single = new ShortCode("single");
+            List<ShortCode> batch = List.of(new ShortCode("a"), new ShortCode("b"), new ShortCode("c"));
+            mybatis.withMapper(ShortCodeMapper.class, mapper -> mapper.insert(single) + mapper.insertAll(batch));
+
+            List<String> codes = new ArrayList<>();
+            codes.add(single.getCode());
+            batch.forEach(code -> codes.add(code.getCode()));
+            assertThat(codes).allSatisfy(code -> {
+                assertThat(code).hasSize(IdFormat.BASE62_LENGTH);
+                assertThat(mybatis.ids.expId(IdFormat.BASE62.parse(code)).machine()).isEqualTo(MACHINE);
+            });
+            assertThat(codes).doesNotHaveDuplicates().isSorted();
+            assertThat(mybatis.itemOfCode(single.getCode())).isEqualTo("single");
+            assertThat(mybatis.itemOfCode(batch.get(2).getCode())).isEqualTo("c");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.vesta.mybatis;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.IdFormat;
 import io.vesta.VestaId;
 import io.vesta.test.fixtures.mybatis.CodedOrder;
 import io.vesta.test.fixtures.mybatis.Order;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** Which property of which object gets an ID, without a database. */
@@ -99,6 +101,35 @@ class VestaMyBatisInterceptorTests {
     void simpleValuesAreNotRows() throws Throwable {
         insert(new VestaMyBatisInterceptor(ids, "id"), List.of("text", 12L, 3));
         assertThat(ids.idsIssued()).isZero();
+    }
+
+    @Test
+    void aFormatOnALongOrBesideASegmentOrTwoFormatsFailNamingTheClassThePropertyAndTheReason() {
+        assertThatIllegalArgumentException().isThrownBy(() -> insert(new VestaMyBatisInterceptor(ids, null), new FormattedLong()))
+                .withMessageStartingWith("@VestaId(format = BASE32) on " + FormattedLong.class.getName()
+                        + ".serial needs a String property, but it is a java.lang.Long");
+        assertThatIllegalArgumentException().isThrownBy(() -> insert(new VestaMyBatisInterceptor(ids, null), new FormattedSegment()))
+                .withMessageStartingWith("@VestaId(format = BASE62) on " + FormattedSegment.class.getName()
+                        + ".serial cannot be combined with segment = \"tickets\"");
+        assertThatIllegalArgumentException().isThrownBy(() -> insert(new VestaMyBatisInterceptor(ids, null), new TwoFormats()))
+                .withMessage("@VestaId(format) on " + TwoFormats.class.getName()
+                        + ".serial takes at most one format, but it has 2: [BASE32, DECIMAL]");
+        assertThat(ids.idsIssued()).isZero();
+    }
+
+    static class FormattedLong {
+        @VestaId(format = IdFormat.BASE32)
+        Long serial;
+    }
+
+    static class FormattedSegment {
+        @VestaId(format = IdFormat.BASE62, segment = "tickets")
+        String serial;
+    }
+
+    static class TwoFormats {
+        @VestaId(format = { IdFormat.BASE32, IdFormat.DECIMAL })
+        String serial;
     }
 
     private void insert(VestaMyBatisInterceptor interceptor, Object parameter) throws Throwable {

@@ -2,6 +2,7 @@ package io.vesta.server;
 
 import io.etcd.jetcd.Client;
 import io.lettuce.core.RedisURI;
+import io.vesta.IdFormat;
 import io.vesta.layout.IdCodec;
 import io.vesta.test.TestVariables;
 import io.vesta.test.lease.TcpRelay;
@@ -21,6 +22,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -37,6 +39,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.regex.Matcher;
@@ -131,6 +134,23 @@ class DashboardBrowserTests {
         assertThat(field("machine")).isEqualTo(Long.toString(machine));
         assertThat(field("genMethod")).isEqualTo("2");
         assertThat(field("type")).isEqualTo("MAX_PEAK");
+        assertThat(field("base32")).isEqualTo(IdFormat.BASE32.format(id));
+        assertThat(field("base62")).isEqualTo(IdFormat.BASE62.format(id));
+
+        // The same ID in its compact forms, the form chosen beside the box; base 32 in lower case, as people type it.
+        for (IdFormat format : new IdFormat[] { IdFormat.BASE32, IdFormat.BASE62 }) {
+            String typed = format == IdFormat.BASE32 ? format.format(id).toLowerCase(Locale.ROOT) : format.format(id);
+            decode(typed, format.name().toLowerCase(Locale.ROOT));
+            wait.until(b -> !b.findElements(By.cssSelector("#decode-result dd[data-field='machine']")).isEmpty());
+            assertThat(field("id")).as(format.name()).isEqualTo(Long.toString(id));
+            assertThat(field("machine")).as(format.name()).isEqualTo(Long.toString(machine));
+        }
+        // A decimal ID with base 32 chosen: the server's problem names the input and the forms.
+        decode(Long.toString(id), "base32");
+        wait.until(b -> b.findElement(By.id("decode-error")).isDisplayed());
+        assertThat(browser.findElement(By.id("decode-error")).getText()).contains("is not a BASE32 ID")
+                .contains("format=base62");
+        assertThat(browser.findElements(By.cssSelector("#decode-result dd"))).isEmpty();
 
         HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -253,6 +273,13 @@ class DashboardBrowserTests {
     private static String nodeField(WebDriverWait wait, String name) {
         return wait.ignoring(StaleElementReferenceException.class)
                 .until(b -> b.findElement(By.cssSelector("#node-fields dd[data-field='" + name + "']")).getText());
+    }
+
+    private void decode(String input, String format) {
+        new Select(browser.findElement(By.id("decode-format"))).selectByValue(format);
+        browser.findElement(By.id("decode-input")).clear();
+        browser.findElement(By.id("decode-input")).sendKeys(input);
+        browser.findElement(By.id("decode-button")).click();
     }
 
     private String field(String name) {

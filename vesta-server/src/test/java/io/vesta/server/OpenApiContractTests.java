@@ -138,9 +138,13 @@ class OpenApiContractTests {
                 new Call("GET /vesta/openapi.yaml", "/vesta/openapi.yaml", WRONG, 200),
                 new Call("GET /vesta/genid", "/vesta/genid", CLIENT, 200),
                 new Call("GET /vesta/genid", "/vesta/genid", null, 401),
+                new Call("GET /vesta/genid", "/vesta/genid?format=base32", CLIENT, 200),
+                new Call("GET /vesta/genid", "/vesta/genid?format=base36", CLIENT, 400),
                 new Call("GET /vesta/genids", "/vesta/genids?count=3", CLIENT, 200),
                 new Call("GET /vesta/genids", "/vesta/genids?count=0", CLIENT, 400),
                 new Call("GET /vesta/genids", "/vesta/genids?count=1", WRONG, 401),
+                new Call("GET /vesta/genids", "/vesta/genids?count=3&format=base62", CLIENT, 200),
+                new Call("GET /vesta/genids", "/vesta/genids?count=3&format=decimal", CLIENT, 200),
                 new Call("GET /vesta/v1/ids", "/vesta/v1/ids?count=4", CLIENT, 200),
                 new Call("GET /vesta/v1/ids", "/vesta/v1/ids?count=x", CLIENT, 400),
                 new Call("GET /vesta/v1/ids", "/vesta/v1/ids?count=1", null, 401),
@@ -148,6 +152,12 @@ class OpenApiContractTests {
                 // A version-1 ID, unsigned: negative as a signed long.
                 new Call("GET /vesta/expid/{id}", "/vesta/expid/11933144673234009500", CLIENT, 200),
                 new Call("GET /vesta/expid/{id}", "/vesta/expid/abc", CLIENT, 400),
+                // 2709772636019233692 and 11933144673234009500 in base 32 and base 62.
+                new Call("GET /vesta/expid/{id}", "/vesta/expid/2B6RBVC0004WW?format=base32", CLIENT, 200),
+                new Call("GET /vesta/expid/{id}", "/vesta/expid/AB6RBVCAQAFCW?format=base32", CLIENT, 200),
+                new Call("GET /vesta/expid/{id}", "/vesta/expid/3EAmoqbp2my?format=base62", CLIENT, 200),
+                new Call("GET /vesta/expid/{id}", "/vesta/expid/abc?format=base62", CLIENT, 400),
+                new Call("GET /vesta/expid/{id}", "/vesta/expid/1?format=octal", CLIENT, 400),
                 new Call("GET /vesta/expid/{id}", "/vesta/expid/1", null, 401),
                 new Call("GET /vesta/transtime/{time}", "/vesta/transtime/376188780", CLIENT, 200),
                 new Call("GET /vesta/transtime/{time}", "/vesta/transtime/1073741824", CLIENT, 400),
@@ -183,6 +193,7 @@ class OpenApiContractTests {
                 new Call("GET /vesta/admin/leases", "/vesta/admin/leases", CLIENT, 403),
                 new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=2709772636019233692", ADMIN, 200),
                 new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=11933144673234009500", ADMIN, 200),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=2B6RBVC0004WW&format=base32", ADMIN, 200),
                 new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=abc", ADMIN, 400),
                 new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=1", null, 401),
                 new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=1", CLIENT, 403),
@@ -340,6 +351,12 @@ class OpenApiContractTests {
         assertThat(id.validate(json.readTree("{\"id\":1,\"idString\":\"1\",\"extra\":1}"))).as("a member not documented")
                 .isNotEmpty();
         assertThat(id.validate(json.readTree("{\"id\":1,\"idString\":\"0x1\"}"))).as("not decimal").isNotEmpty();
+        assertThat(id.validate(json.readTree("{\"id\":1,\"idString\":\"0000000000001\",\"format\":\"base32\"}")))
+                .isEmpty();
+        assertThat(id.validate(json.readTree("{\"id\":1,\"idString\":\"000000000000U\",\"format\":\"base32\"}")))
+                .as("U is not Crockford").isNotEmpty();
+        assertThat(id.validate(json.readTree("{\"id\":1,\"idString\":\"1\",\"format\":\"hex\"}")))
+                .as("a format not documented").isNotEmpty();
         assertThat(schemaAt("#/components/schemas/TransTime").validate(json.readTree(
                 "{\"time\":1,\"type\":\"MAX_PEAK\",\"instant\":\"yesterday\"}"))).as("not a date-time").isNotEmpty();
         assertThat(schemaAt("#/components/responses/SegmentNumbers/content/application~1json/schema").validate(json.readTree(

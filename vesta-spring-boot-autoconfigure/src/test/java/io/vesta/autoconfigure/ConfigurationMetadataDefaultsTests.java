@@ -19,6 +19,9 @@ import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.core.io.ClassPathResource;
+import io.vesta.IdFormat;
+import io.vesta.autoconfigure.jackson.VestaJacksonProperties;
+import io.vesta.jackson.VestaIdJacksonModule;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -98,7 +101,7 @@ class ConfigurationMetadataDefaultsTests {
     private static final Set<String> SPRING_DEFAULTS = Set.of("vesta.mode", "vesta.machine-id.strategy",
             "vesta.machine-id.liveness-timeout",
             "vesta.time-store.enabled", "vesta.time-store.directory", "vesta.machine-id.db.initialize-schema",
-            "vesta.client.fallback", "vesta.jackson.ids-as-strings", "vesta.segment.enabled",
+            "vesta.client.fallback", "vesta.jackson.ids-as-strings", "vesta.jackson.id-format", "vesta.segment.enabled",
             "vesta.segment.initialize-schema", "vesta.segment.auto-create", "vesta.segment.admin-enabled", "vesta.server.enabled",
             "vesta.server.ids-enabled", "vesta.server.make-id-enabled", "vesta.server.lease-admin-enabled",
             "vesta.public-id.enabled", "vesta.public-id.tweak");
@@ -146,6 +149,14 @@ class ConfigurationMetadataDefaultsTests {
                 assertThat(unbound).as("default of %s", name).isEqualTo(constant);
             }
         });
+    }
+
+    @Test
+    void theJacksonIdFormatDefaultsToWhatThePlainModuleWrites() {
+        String stated = metadata.get("vesta.jackson.id-format").get("defaultValue").asString();
+        assertThat(stated).isEqualTo(new VestaJacksonProperties().getIdFormat());
+        assertThat(IdFormat.of(stated)).isEqualTo(new VestaIdJacksonModule().format());
+        assertThat(metadata.get("vesta.jackson.id-format").get("description").asString()).contains("base32", "base62");
     }
 
     private static Object unboundValue(String name) {

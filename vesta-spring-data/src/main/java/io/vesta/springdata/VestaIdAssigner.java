@@ -1,5 +1,6 @@
 package io.vesta.springdata;
 
+import io.vesta.IdFormat;
 import io.vesta.IdPropertyType;
 import io.vesta.IdService;
 import io.vesta.SegmentNumbers;
@@ -18,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code 0} for a {@code long}), through Spring Data's own property accessor: a mutable property is set, an
  * immutable one is replaced by its wither ({@code withId}), and the aggregate to save is what this returns. A value
  * the caller set is kept. With {@code @VestaId(segment = "orders")} the value is the tag's next dense number from
- * {@link SegmentNumbers} instead of a Vesta ID. Shared by the JDBC and R2DBC callbacks.
+ * {@link SegmentNumbers} instead of a Vesta ID; a {@code String} property takes the ID in the {@link IdFormat} of
+ * {@code @VestaId(format = ...)}, decimal digits without one. Shared by the JDBC and R2DBC callbacks.
  */
 public final class VestaIdAssigner {
 
@@ -44,6 +46,8 @@ public final class VestaIdAssigner {
     /**
      * The aggregate with its {@code @VestaId} property filled, or as it is when it has none or it is set.
      * @throws IllegalStateException if the {@code @VestaId} property is not a {@code Long}, {@code long} or {@code String}
+     * @throws IllegalArgumentException if its format is refused: on a {@code Long}/{@code long}, beside a segment tag,
+     *         or more than one, naming the entity, the property and the reason
      */
     @SuppressWarnings("unchecked")
     public <T> T assign(T aggregate) {
@@ -56,7 +60,7 @@ public final class VestaIdAssigner {
         if (!target.get().type().isUnset(accessor.getProperty(property))) {
             return aggregate;
         }
-        accessor.setProperty(property, target.get().type().valueOf(next(target.get())));
+        accessor.setProperty(property, target.get().type().valueOf(next(target.get()), target.get().format()));
         return accessor.getBean();
     }
 
@@ -91,14 +95,15 @@ public final class VestaIdAssigner {
                 "@VestaId on " + type.getName() + "." + property.getName() + " needs a Long, long or String property,"
                         + " but it is a " + property.getType().getName()));
         VestaId marker = property.findAnnotation(VestaId.class);
+        IdFormat format = marker == null ? IdFormat.DECIMAL : idType.format(marker, type.getName() + "." + property.getName());
         String segment = marker == null ? "" : marker.segment();
         if (!segment.isEmpty()) {
             SegmentNumbers.requireValidBizTag("@VestaId(segment) of " + type.getName() + "." + property.getName(), segment);
         }
-        return Optional.of(new Target(entity, property, idType, segment));
+        return Optional.of(new Target(entity, property, idType, format, segment));
     }
 
     private record Target(RelationalPersistentEntity<?> entity, RelationalPersistentProperty property, IdPropertyType type,
-            String segment) {
+            IdFormat format, String segment) {
     }
 }

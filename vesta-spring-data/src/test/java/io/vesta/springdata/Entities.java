@@ -1,5 +1,6 @@
 package io.vesta.springdata;
 
+import io.vesta.IdFormat;
 import io.vesta.VestaId;
 import org.springframework.data.annotation.Id;
 import org.springframework.data.relational.core.mapping.Table;
@@ -77,5 +78,24 @@ final class Entities {
         Ticket withId(String id) {
             return new Ticket(id, title);
         }
+    }
+
+    /** The same table, with the ID in 13 Crockford base-32 characters. */
+    @Table("tickets")
+    record ShortTicket(@Id @VestaId(format = IdFormat.BASE32) String id, String title) {
+
+        ShortTicket withId(String id) {
+            return new ShortTicket(id, title);
+        }
+    }
+
+    /** Refused: a Long holds the ID itself, a format means nothing on it. */
+    @Table("orders")
+    record FormattedOrder(@Id @VestaId(format = IdFormat.BASE62) Long id, String item) {
+    }
+
+    /** Refused: segment numbers are not Vesta IDs. */
+    @Table("tickets")
+    record FormattedSegmentTicket(@Id @VestaId(format = IdFormat.BASE62, segment = "tickets") String id, String title) {
     }
 }

@@ -2,11 +2,13 @@ package io.vesta.springdata;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.vesta.EmbeddedIdService;
+import io.vesta.IdFormat;
 import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentSchema;
 import io.vesta.test.TestDatabase;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -28,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /** Spring Data JDBC repositories on H2, PostgreSQL and MariaDB, with the callback as the only Vesta bean. */
 class VestaIdJdbcCallbackTests {
@@ -41,6 +44,44 @@ class VestaIdJdbcCallbackTests {
     }
 
     interface Invoices extends CrudRepository<Entities.Invoice, Long> {
+    }
+
+    interface ShortTickets extends CrudRepository<Entities.ShortTicket, String> {
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.class)
+    void aStringPropertyWithAFormatTakesTheIdInThatForm(TestDatabase database) throws Exception {
+        try (TestTables schema = TestTables.create(database);
+                AnnotationConfigApplicationContext context = context(schema)) {
+            ShortTickets tickets = context.getBean(ShortTickets.class);
+            IdService ids = context.getBean(IdService.class);
+            List<String> saved = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                saved.add(tickets.save(new Entities.ShortTicket(null, "ticket " + i)).id());
+            }
+            assertThat(saved).doesNotHaveDuplicates().isSorted().allSatisfy(id -> {
+                assertThat(id).hasSize(IdFormat.BASE32_LENGTH);
+                assertThat(ids.expId(IdFormat.BASE32.parse(id)).machine()).isEqualTo(MACHINE);
+            });
+            assertThat(tickets.findById(saved.get(2))).hasValueSatisfying(t -> assertThat(t.title()).isEqualTo("ticket 2"));
+            assertThat(schema.count("tickets")).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void aFormatOnALongOrBesideASegmentIsRefusedNamingTheEntityThePropertyAndTheReason() {
+        try (EmbeddedIdService ids = EmbeddedIdService.builder().machineId(MACHINE).build()) {
+            VestaIdAssigner assigner = new VestaIdAssigner(ids, new RelationalMappingContext());
+            assertThatIllegalArgumentException().isThrownBy(() -> assigner.assign(new Entities.FormattedOrder(null, "tea")))
+                    .withMessageStartingWith("@VestaId(format = BASE62) on " + Entities.FormattedOrder.class.getName()
+                            + ".id needs a String property, but it is a java.lang.Long");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> assigner.assign(new Entities.FormattedSegmentTicket(null, "x")))
+                    .withMessageStartingWith("@VestaId(format = BASE62) on " + Entities.FormattedSegmentTicket.class.getName()
+                            + ".id cannot be combined with segment = \"tickets\"");
+            assertThat(ids.idsIssued()).isZero();
+        }
     }
 
     @ParameterizedTest
@@ -105,7 +146,8 @@ class VestaIdJdbcCallbackTests {
 
     @Configuration(proxyBeanMethods = false)
     @EnableJdbcRepositories(considerNestedRepositories = true, basePackageClasses = VestaIdJdbcCallbackTests.class,
-            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = { Orders.class, Tickets.class, Invoices.class }))
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = { Orders.class, Tickets.class, Invoices.class,
+                    ShortTickets.class }))
     static class JdbcConfig extends AbstractJdbcConfiguration {
 
         @Bean(destroyMethod = "close")

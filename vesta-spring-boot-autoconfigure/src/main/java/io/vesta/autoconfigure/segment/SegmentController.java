@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.segment;
 
 import io.vesta.IdService;
 import io.vesta.autoconfigure.server.Parameters;
+import io.vesta.segment.DatedNumberOverflowException;
 import io.vesta.segment.SegmentIdService;
 import io.vesta.segment.SegmentView;
 import io.vesta.segment.SegmentUnavailableException;
@@ -34,7 +35,9 @@ import java.util.List;
  * numbers ({@code id}, {@code ids}) and as strings ({@code idString}, {@code idStrings}), for JavaScript clients
  * (2^53). Failures are RFC 9457 problem details: 400 naming the bad parameter ({@code parameter},
  * {@code value}), 404 for a tag the table does not have, 503 with the reason while the database cannot give a
- * new segment. The handlers are this controller's own, so they touch no other endpoint.
+ * new segment, or a dated tag's counter is used up for its period. For a dated tag (
+ * {@code vesta.segment.dated-tags}) the numbers carry the date; a GET answers them once the period's row exists (a
+ * POST has created it), and a 404 before. The handlers are this controller's own, so they touch no other endpoint.
  */
 @RestController
 public class SegmentController {
@@ -149,6 +152,21 @@ public class SegmentController {
                 e.getMessage());
         problem.setProperty("reason", "segment-unavailable");
         problem.setProperty("bizTag", e.bizTag());
+        return ResponseEntity.of(problem).build();
+    }
+
+    /**
+     * A dated tag's counter passed its width in this period: 503, as numbers come again when the next period starts,
+     * with the tag, period and width.
+     */
+    @ExceptionHandler(DatedNumberOverflowException.class)
+    ResponseEntity<ProblemDetail> datedOverflow(DatedNumberOverflowException e) {
+        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE,
+                "Numbers cannot be issued: the dated tag's counter is used up for this period", e.getMessage());
+        problem.setProperty("reason", "dated-counter-exhausted");
+        problem.setProperty("bizTag", e.bizTag());
+        problem.setProperty("period", e.period());
+        problem.setProperty("width", e.width());
         return ResponseEntity.of(problem).build();
     }
 

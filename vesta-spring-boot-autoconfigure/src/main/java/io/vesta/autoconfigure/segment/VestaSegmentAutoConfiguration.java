@@ -22,6 +22,8 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 import javax.sql.DataSource;
+import java.time.DateTimeException;
+import java.time.ZoneId;
 import java.util.Locale;
 
 /**
@@ -62,6 +64,8 @@ public final class VestaSegmentAutoConfiguration {
                     .retryInterval(properties.getRetryInterval())
                     .loaderThreads(properties.getLoaderThreads())
                     .timeout(properties.getTimeout());
+            properties.getDatedTags().forEach((tag, dated) -> builder.datedTag(tag, dated.getPeriod(),
+                    zone("vesta.segment.dated-tags." + tag + ".zone", dated.getZone()), dated.getWidth(), dated.getStart()));
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             SegmentIdService service = builder.build();
             if (SchemaInitialization.applies(properties.getInitializeSchema(), dataSource)) {
@@ -101,6 +105,19 @@ public final class VestaSegmentAutoConfiguration {
 
         @ConditionalOnSingleCandidate(DataSource.class)
         static final class SingleDataSource {
+        }
+    }
+
+    /** A dated tag's zone: a time-zone ID, or null (which the builder names as required). */
+    private static ZoneId zone(String setting, String zone) {
+        if (zone == null) {
+            return null;
+        }
+        try {
+            return ZoneId.of(zone);
+        } catch (DateTimeException e) {
+            throw new InvalidSettingException(setting, zone, "a time-zone ID such as UTC, Europe/Paris or +09:00",
+                    "is not a time zone: " + e.getMessage());
         }
     }
 

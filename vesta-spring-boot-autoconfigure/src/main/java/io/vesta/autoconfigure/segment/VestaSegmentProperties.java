@@ -5,6 +5,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Configuration of segment mode, dense per-tag numbers from a shared table: {@code vesta.segment.*}. The defaults
@@ -59,6 +61,70 @@ public class VestaSegmentProperties {
 
     /** Query timeout of every statement on the segment table, a whole number of seconds from 1s to 10m. A statement still running then (a row locked by another transaction, a database that hangs) is cancelled and rolled back, and a caller waiting for a segment gets an error instead of waiting as long as the driver would. */
     private Duration timeout = SegmentIdService.DEFAULT_TIMEOUT;
+
+    /** Dated tags by tag: numbers that are the date (yyyyMMdd or yyyyMM in the tag's zone) and a zero-padded counter that starts again each period, from a row per period (orders:20261204) created on the period's first call. Per tag: period (day or month; day by default), zone (a time-zone ID; UTC by default, the same on every node), width (the counter's digits: 1 to 10 for a day, 1 to 12 for a month; 6 by default) and start (the first counter of each period, 0 to 10^width - 1; 1 by default). */
+    private Map<String, DatedTag> datedTags = new LinkedHashMap<>();
+
+    /** One dated tag: {@code vesta.segment.dated-tags.<tag>.*}. */
+    public static class DatedTag {
+
+        /** The default zone: UTC, the same on every node whatever the system's zone (nodes in different system zones would otherwise date one instant differently). */
+        public static final String DEFAULT_ZONE = "UTC";
+        public static final int DEFAULT_WIDTH = 6;
+        public static final long DEFAULT_START = 1;
+
+        /** How long a counter lasts: day (yyyyMMdd) or month (yyyyMM). */
+        private io.vesta.segment.DatedTag.Period period = io.vesta.segment.DatedTag.Period.DAY;
+
+        /** The time zone whose date the numbers carry, such as Europe/Paris; UTC by default. Every node must use the same. */
+        private String zone = DEFAULT_ZONE;
+
+        /** The counter's digits, zero-padded: 1 to 10 for a day, 1 to 12 for a month. */
+        private int width = DEFAULT_WIDTH;
+
+        /** The first counter of each period, 0 to 10^width - 1. */
+        private long start = DEFAULT_START;
+
+        public io.vesta.segment.DatedTag.Period getPeriod() {
+            return period;
+        }
+
+        public void setPeriod(io.vesta.segment.DatedTag.Period period) {
+            this.period = period;
+        }
+
+        public String getZone() {
+            return zone;
+        }
+
+        public void setZone(String zone) {
+            this.zone = zone;
+        }
+
+        public int getWidth() {
+            return width;
+        }
+
+        public void setWidth(int width) {
+            this.width = width;
+        }
+
+        public long getStart() {
+            return start;
+        }
+
+        public void setStart(long start) {
+            this.start = start;
+        }
+    }
+
+    public Map<String, DatedTag> getDatedTags() {
+        return datedTags;
+    }
+
+    public void setDatedTags(Map<String, DatedTag> datedTags) {
+        this.datedTags = datedTags;
+    }
 
     public boolean isEnabled() {
         return enabled;

@@ -1,6 +1,9 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.IdFormat;
 import io.vesta.IdService;
+
+import java.util.Locale;
 
 /**
  * Parsing of the server's request parameters, each failure a {@link BadParameterException} naming the parameter. Numbers
@@ -28,6 +31,10 @@ public final class Parameters {
         return value;
     }
 
+    /** The forms an ID may be given in, for the messages that refuse one. */
+    static final String ID_FORMS = "the forms: decimal (the default), format=base32 (13 Crockford base-32 characters),"
+            + " format=base62 (11 characters)";
+
     /** An ID in signed decimal, or unsigned for version-1 IDs (which are negative as signed longs). */
     static long id(String id) {
         try {
@@ -35,8 +42,39 @@ public final class Parameters {
             return text.startsWith("-") ? Long.parseLong(text) : Long.parseUnsignedLong(text);
         } catch (NumberFormatException e) {
             throw new BadParameterException("id", id, "id must be a 64-bit integer (signed, or unsigned for version-1 IDs),"
-                    + " was '" + id + "'");
+                    + " was '" + id + "'; " + ID_FORMS);
         }
+    }
+
+    /** An ID in {@code format}; {@code null} or decimal reads it as {@link #id(String)} does. */
+    static long id(String id, IdFormat format) {
+        if (format == null || format == IdFormat.DECIMAL) {
+            return id(id);
+        }
+        try {
+            return format.parse(id);
+        } catch (IllegalArgumentException e) {
+            throw new BadParameterException("id", id, "id must be an ID in the form format=" + name(format) + " asks for: "
+                    + e.getMessage() + "; " + ID_FORMS);
+        }
+    }
+
+    /** The {@code format} parameter: the text form of IDs; {@code null} when it is not given. */
+    static IdFormat format(String format) {
+        if (format == null) {
+            return null;
+        }
+        try {
+            return IdFormat.of(format);
+        } catch (IllegalArgumentException e) {
+            throw new BadParameterException("format", format, "format must be one of " + IdFormat.allowedNames()
+                    + ", was '" + format + "'");
+        }
+    }
+
+    /** The name of {@code format} as the {@code format} parameter takes it: {@code base32}. */
+    static String name(IdFormat format) {
+        return format.name().toLowerCase(Locale.ROOT);
     }
 
     /** A field of an ID; {@code fallback} when it is not given. Its range is checked where the ID is made. */

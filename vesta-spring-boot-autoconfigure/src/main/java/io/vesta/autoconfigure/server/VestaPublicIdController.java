@@ -13,7 +13,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Public IDs for an operator, both ways: {@code GET /vesta/admin/public-ids/{publicId}} gives the ID a public ID stands
- * for, decoded as {@code /vesta/expid} does; {@code GET /vesta/admin/public-ids?id=} gives an ID's public form. An
+ * for, decoded as {@code /vesta/expid} does; {@code GET /vesta/admin/public-ids?id=} gives an ID's public form (the
+ * ID in decimal, or in base 32 or 62 with {@code format}, as {@code expid} reads it). An
  * admin token ({@link ServerTokenFilter}: everything under {@code /vesta/admin/}), because the conversion undoes what
  * public IDs hide. 404 when the application has no {@link PublicIds} ({@code vesta.public-id.enabled}); 400 naming the
  * parameter for a public ID that does not decode (its length, a character, an unknown key, a failed check) or an ID
@@ -45,13 +46,14 @@ public class VestaPublicIdController {
     }
 
     @GetMapping(path = PATH, produces = MediaType.APPLICATION_JSON_VALUE)
-    public Conversion toPublic(@RequestParam(required = false) String id) {
+    public Conversion toPublic(@RequestParam(required = false) String id,
+            @RequestParam(required = false) String format) {
         PublicIds conversion = publicIds();
         if (id == null) {
             throw new BadParameterException("id", null, "id is required: a 64-bit integer (signed, or unsigned for"
-                    + " version-1 IDs)");
+                    + " version-1 IDs); " + Parameters.ID_FORMS);
         }
-        long value = Parameters.id(id);
+        long value = Parameters.id(id, Parameters.format(format));
         return new Conversion(conversion.toPublic(value), DecodedId.of(value, codec));
     }
 

@@ -1,7 +1,9 @@
 package io.vesta.autoconfigure.server;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
+import io.vesta.IdFormat;
 import io.vesta.IdType;
 import io.vesta.layout.IdLayout;
 import org.springframework.http.MediaType;
@@ -30,21 +32,31 @@ public class VestaServerController {
         this.ids = services.rest();
     }
 
-    /** {@code GET /vesta/genids?count=N}: N IDs (1 to 100,000), strictly increasing. */
+    /**
+     * {@code GET /vesta/genids?count=N}: N IDs (1 to 100,000), strictly increasing; with {@code format=base32} or
+     * {@code base62} the {@code idStrings} are in that form and the answer names it.
+     */
     @GetMapping(path = "/vesta/genids", produces = MediaType.APPLICATION_JSON_VALUE)
-    public IdsResponse genIds(@RequestParam(required = false) String count) {
-        long[] batch = ids.genIds(Parameters.count(count));
+    public IdsResponse genIds(@RequestParam(required = false) String count,
+            @RequestParam(required = false) String format) {
+        int size = Parameters.count(count);
+        IdFormat textForm = Parameters.format(format);
+        long[] batch = ids.genIds(size);
+        IdFormat written = textForm == null ? IdFormat.DECIMAL : textForm;
         List<String> strings = new ArrayList<>(batch.length);
         for (long id : batch) {
-            strings.add(Long.toString(id));
+            strings.add(written.format(id));
         }
-        return new IdsResponse(batch.length, batch, strings);
+        return new IdsResponse(batch.length, batch, strings, textForm == null ? null : Parameters.name(textForm));
     }
 
-    /** {@code GET /vesta/expid/{id}}: an ID's fields and the instant its time field stands for. */
+    /**
+     * {@code GET /vesta/expid/{id}}: an ID's fields and the instant its time field stands for; the ID in decimal, or
+     * in the form {@code format=base32}/{@code base62} names.
+     */
     @GetMapping(path = "/vesta/expid/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
-    public DecodedId expId(@PathVariable String id) {
-        return DecodedId.of(Parameters.id(id), ids.codec());
+    public DecodedId expId(@PathVariable String id, @RequestParam(required = false) String format) {
+        return DecodedId.of(Parameters.id(id, Parameters.format(format)), ids.codec());
     }
 
     /** {@code GET /vesta/transtime/{time}}: the instant a time field of this server's type stands for. */
@@ -65,8 +77,17 @@ public class VestaServerController {
         return new TransTime(value, ids.type(), ids.transTime(value));
     }
 
-    /** A batch of IDs, strictly increasing; {@code idStrings} holds the same IDs as strings. */
-    public record IdsResponse(int count, long[] ids, List<String> idStrings) {
+    /**
+     * A batch of IDs, strictly increasing; {@code idStrings} holds the same IDs as strings, in decimal or in the
+     * {@code format} that was asked for ({@code null}, and left out of the JSON, when none was).
+     */
+    public record IdsResponse(int count, long[] ids, List<String> idStrings,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String format) {
+
+        /** A batch whose strings are decimal, as before {@code format} existed. */
+        public IdsResponse(int count, long[] ids, List<String> idStrings) {
+            this(count, ids, idStrings, null);
+        }
     }
 
     /** A time field and the instant it stands for. */

@@ -21,13 +21,17 @@ public class VestaServerExceptionHandler {
 
     @ExceptionHandler(BadParameterException.class)
     ResponseEntity<ProblemDetail> badParameter(BadParameterException e) {
+        return ResponseEntity.of(problem(e)).build();
+    }
+
+    static ProblemDetail problem(BadParameterException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
         problem.setTitle(e.parameter() != null ? "Invalid parameter '" + e.parameter() + "'" : "Invalid parameter");
         if (e.parameter() != null) {
             problem.setProperty("parameter", e.parameter());
         }
         problem.setProperty("value", e.value());
-        return ResponseEntity.of(problem).build();
+        return problem;
     }
 
     @ExceptionHandler(VestaLeaseController.NotFoundException.class)

@@ -1,5 +1,7 @@
 package io.vesta.autoconfigure.jackson;
 
+import io.vesta.IdFormat;
+import io.vesta.InvalidSettingException;
 import io.vesta.VestaId;
 import io.vesta.jackson.VestaIdJacksonModule;
 import org.junit.jupiter.api.Test;
@@ -68,6 +70,42 @@ class VestaJacksonAutoConfigurationTests {
                         .andExpect(status().isOk()).andExpect(content().string(asStrings));
             }
         });
+    }
+
+    @Test
+    void idsAsStringsAloneWritesDecimalDigits() {
+        runner.withPropertyValues("vesta.jackson.ids-as-strings=true")
+                .run(context -> assertThat(context.getBean(VestaIdJacksonModule.class).format()).isEqualTo(IdFormat.DECIMAL));
+    }
+
+    @Test
+    void anIdFormatWritesAndReadsIdsInItAndTurnsStringsOn() {
+        String base32 = "{\"id\":\"" + IdFormat.BASE32.format(ID) + "\",\"parentId\":\"" + IdFormat.BASE32.format(ID + 1)
+                + "\",\"count\":7}";
+        for (String[] properties : new String[][] { { "vesta.jackson.id-format=base32" },
+                { "vesta.jackson.ids-as-strings=true", "vesta.jackson.id-format=BASE32" } }) {
+            runner.withPropertyValues(properties).run(context -> {
+                assertThat(context.getBean(VestaIdJacksonModule.class).format()).isEqualTo(IdFormat.BASE32);
+                MockMvc mvc = mvc(context);
+                mvc.perform(get("/ticket")).andExpect(status().isOk()).andExpect(content().string(base32));
+                mvc.perform(post("/ticket").contentType(MediaType.APPLICATION_JSON).content(base32))
+                        .andExpect(status().isOk()).andExpect(content().string(base32));
+            });
+        }
+    }
+
+    @Test
+    void anUnknownIdFormatIsRefusedNamingThePropertyTheValueAndTheAllowedNames() {
+        runner.withPropertyValues("vesta.jackson.ids-as-strings=true", "vesta.jackson.id-format=base36").run(context ->
+                assertThat(context).getFailure().rootCause().isInstanceOf(InvalidSettingException.class)
+                        .hasMessage("vesta.jackson.id-format=base36 is not an ID format; allowed: decimal, base32, base62"));
+    }
+
+    @Test
+    void anIdFormatWithIdsAsStringsFalseIsRefusedRatherThanIgnored() {
+        runner.withPropertyValues("vesta.jackson.ids-as-strings=false", "vesta.jackson.id-format=base62").run(context ->
+                assertThat(context).getFailure().rootCause().isInstanceOf(InvalidSettingException.class)
+                        .hasMessageStartingWith("vesta.jackson.id-format=base62 is set but vesta.jackson.ids-as-strings=false"));
     }
 
     @Test

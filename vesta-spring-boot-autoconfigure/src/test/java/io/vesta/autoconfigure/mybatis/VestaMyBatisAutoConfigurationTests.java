@@ -1,6 +1,7 @@
 package io.vesta.autoconfigure.mybatis;
 
 import io.vesta.EmbeddedIdService;
+import io.vesta.IdPropertyType;
 import io.vesta.IdService;
 import io.vesta.VestaId;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
@@ -149,7 +150,9 @@ class VestaMyBatisAutoConfigurationTests {
                 new FilteredClassLoader("org.hibernate.", "jakarta.persistence.")) {
             @Override
             protected boolean isEligibleForOverriding(String className) {
-                return className.equals(VestaId.class.getName()) || className.startsWith("io.vesta.mybatis.")
+                // IdPropertyType reads VestaId (its format and segment): both come from vesta-core's one loader.
+                return className.equals(VestaId.class.getName()) || className.equals(IdPropertyType.class.getName())
+                        || className.startsWith("io.vesta.mybatis.")
                         || className.startsWith("io.vesta.autoconfigure.") || className.startsWith("io.vesta.test.fixtures.");
             }
         };

@@ -172,6 +172,11 @@ class SegmentAdminServerTests {
     }
 
     private HttpResponse<String> send(String method, String path, String token) throws Exception {
+        return send(http, port, method, path, token);
+    }
+
+    /** A request with no body to the server on {@code port}, with {@code token} as a bearer token unless null. */
+    static HttpResponse<String> send(HttpClient http, int port, String method, String path, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody());
         if (token != null) {

@@ -79,6 +79,10 @@ class ServerPathAccessTests {
             new Endpoint("GET", List.of("vesta", "genids"), 2, "?count=1", null, false),
             new Endpoint("GET", List.of("vesta", "v1", "ids"), 3, "?count=1", null, false),
             new Endpoint("GET", List.of("vesta", "expid", "1"), 2, "", null, false),
+            // The ID strings of issue 28: the same tokens and path checks with a format, in the path and the query.
+            new Endpoint("GET", List.of("vesta", "expid", "0000000000001"), 2, "?format=base32", null, false),
+            new Endpoint("GET", List.of("vesta", "genids"), 2, "?count=1&format=base62", null, false),
+            new Endpoint("GET", List.of("vesta", "genid"), 2, "?format=base32", null, false),
             new Endpoint("GET", List.of("vesta", "transtime", "1"), 2, "", null, false),
             new Endpoint("GET", List.of("vesta", "status"), 2, "", null, false),
             new Endpoint("GET", List.of("vesta", "segment", TAG), 2, "", null, false),

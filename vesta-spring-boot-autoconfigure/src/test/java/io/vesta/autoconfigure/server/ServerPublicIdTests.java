@@ -1,5 +1,6 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.IdFormat;
 import io.vesta.publicid.Ff1PublicIds;
 import java.net.http.HttpResponse;
 import java.util.Base64;
@@ -48,6 +49,18 @@ class ServerPublicIdTests {
     }
 
     @Test
+    void anIdInBase32OrBase62HasThePublicFormOfItsDecimal() {
+        Http admin = new Http(port, EveryEndpointServer.ADMIN);
+        long id = Long.parseUnsignedLong(VERSION_1);
+        for (IdFormat format : new IdFormat[] { IdFormat.BASE32, IdFormat.BASE62 }) {
+            HttpResponse<String> response = admin.get("/vesta/admin/public-ids?id=" + format.format(id) + "&format="
+                    + format.name().toLowerCase());
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            assertThat(Http.json(response).get("publicId").asString()).isEqualTo(SAME_KEY.toPublic(id));
+        }
+    }
+
+    @Test
     void aPublicIdThatDoesNotDecodeIsA400NamingTheParameterAndTheProblem() {
         Http admin = new Http(port, EveryEndpointServer.ADMIN);
         String altered = PUBLIC_1.substring(0, 9) + (PUBLIC_1.charAt(9) == 'Z' ? 'Y' : 'Z') + PUBLIC_1.substring(10);
@@ -65,7 +78,9 @@ class ServerPublicIdTests {
     void anIdThatIsNotANumberOrIsMissingIsA400() {
         Http admin = new Http(port, EveryEndpointServer.ADMIN);
         assertProblem(admin.get("/vesta/admin/public-ids?id=abc"), "id", "abc", "id must be a 64-bit integer (signed,"
-                + " or unsigned for version-1 IDs), was 'abc'");
+                + " or unsigned for version-1 IDs), was 'abc'; " + Parameters.ID_FORMS);
+        assertProblem(admin.get("/vesta/admin/public-ids?id=1&format=base64"), "format", "base64", "format must be one"
+                + " of decimal, base32, base62, was 'base64'");
         HttpResponse<String> missing = admin.get("/vesta/admin/public-ids");
         assertThat(missing.statusCode()).isEqualTo(400);
         assertThat(Http.json(missing).get("parameter").asString()).isEqualTo("id");

@@ -2,6 +2,7 @@ package io.vesta.autoconfigure.server;
 
 import io.vesta.GenMethod;
 import io.vesta.Id;
+import io.vesta.IdFormat;
 import io.vesta.IdService;
 import io.vesta.IdType;
 import io.vesta.protocol.BatchProtocol;
@@ -26,7 +27,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +59,9 @@ class VestaServerEndpointsTests {
 
     @Autowired
     private IdService idService;
+
+    @Autowired
+    private ServerIdServices services;
 
     private Http http;
 
@@ -152,10 +159,80 @@ class VestaServerEndpointsTests {
 
     @Test
     void expidRefusesWhatIsNotA64BitInteger() {
-        String detail = "id must be a 64-bit integer (signed, or unsigned for version-1 IDs), was '%s'";
+        String detail = "id must be a 64-bit integer (signed, or unsigned for version-1 IDs), was '%s'; " + FORMS;
         assertProblem(http.get("/vesta/expid/12x"), 400, "id", detail.formatted("12x"));
         assertProblem(http.get("/vesta/expid/18446744073709551616"), 400, "id", detail.formatted("18446744073709551616"));
         assertProblem(http.get("/vesta/expid/-9223372036854775809"), 400, "id", detail.formatted("-9223372036854775809"));
+    }
+
+    static final String FORMS = "the forms: decimal (the default), format=base32 (13 Crockford base-32 characters),"
+            + " format=base62 (11 characters)";
+
+    @Test
+    void expidDecodesAnIdInBase32OrBase62WhenFormatSaysSo() {
+        long id = CODEC.makeId(1, 1, 2, 123_456_789, 77, 999);
+        Map<String, String> forms = new LinkedHashMap<>();
+        forms.put(IdFormat.BASE32.format(id) + "?format=base32", "base32");
+        forms.put(IdFormat.BASE32.format(id).toLowerCase(Locale.ROOT) + "?format=BASE32", "base32, lower case");
+        String base32 = IdFormat.BASE32.format(id);
+        forms.put(base32.substring(0, 4) + "-" + base32.substring(4) + "?format=base32", "base32 with a hyphen");
+        forms.put(IdFormat.BASE62.format(id) + "?format=base62", "base62");
+        forms.put(Long.toUnsignedString(id) + "?format=decimal", "decimal, named");
+        forms.forEach((path, what) -> {
+            JsonNode body = Http.json(http.get("/vesta/expid/" + path));
+            assertThat(idOf(body)).as(what).isEqualTo(id);
+            assertThat(body.get("machine").asLong()).as(what).isEqualTo(999);
+            assertThat(body.get("seq").asLong()).as(what).isEqualTo(77);
+        });
+    }
+
+    @Test
+    void expidRefusesAStringNotOfItsFormatAndAnUnknownFormatNamingThemAndTheForms() {
+        String base62 = IdFormat.BASE62.format(42);
+        assertProblem(http.get("/vesta/expid/" + base62 + "?format=base32"), 400, "id", "id must be an ID in the form"
+                + " format=base32 asks for: \"" + base62 + "\" is not a BASE32 ID: it has 11 characters besides hyphens,"
+                + " a BASE32 ID has 13; " + FORMS);
+        assertProblem(http.get("/vesta/expid/0000000000U00?format=base32"), 400, "id", "id must be an ID in the form"
+                + " format=base32 asks for: \"0000000000U00\" is not a BASE32 ID: the character 'U' at index 10 is not a"
+                + " Crockford base-32 digit (0-9, A-Z without U, either case); " + FORMS);
+        assertProblem(http.get("/vesta/expid/" + base62 + "?format=base36"), 400, "format",
+                "format must be one of decimal, base32, base62, was 'base36'");
+        assertProblem(http.get("/vesta/expid/" + base62), 400, "id", "id must be a 64-bit integer (signed, or unsigned"
+                + " for version-1 IDs), was '" + base62 + "'; " + FORMS);
+        assertThat(Http.json(http.get("/vesta/expid/1?format=")).get("value").asString()).isEmpty();
+    }
+
+    @Test
+    void genidAndGenidsWriteTheirStringsInTheAskedFormatAndNameIt() {
+        for (IdFormat format : IdFormat.values()) {
+            String name = format.name().toLowerCase(Locale.ROOT);
+            JsonNode one = Http.json(http.get("/vesta/genid?format=" + name));
+            assertThat(one.get("idString").asString()).isEqualTo(format.format(one.get("id").asLong()));
+            assertThat(one.get("format").asString()).isEqualTo(name);
+            assertThat(CODEC.expId(one.get("id").asLong()).machine()).isEqualTo(MACHINE);
+
+            JsonNode batch = Http.json(http.get("/vesta/genids?count=4&format=" + name.toUpperCase(Locale.ROOT)));
+            assertThat(batch.get("format").asString()).isEqualTo(name);
+            List<String> strings = new ArrayList<>();
+            batch.get("idStrings").values().forEach(id -> strings.add(id.asString()));
+            List<String> expected = new ArrayList<>();
+            batch.get("ids").values().forEach(id -> expected.add(format.format(id.asLong())));
+            assertThat(strings).hasSize(4).isEqualTo(expected).doesNotHaveDuplicates();
+            if (format != IdFormat.DECIMAL) {
+                assertThat(strings).as("%s sorts as the IDs do", format).isSorted();
+            }
+        }
+        assertThat(Http.json(http.get("/vesta/genid")).has("format")).as("unchanged without format").isFalse();
+        assertThat(Http.json(http.get("/vesta/genids?count=1")).has("format")).as("unchanged without format").isFalse();
+    }
+
+    @Test
+    void genidAndGenidsRefuseAnUnknownFormatBeforeIssuingAnId() {
+        long before = services.rest().idsIssued();
+        String detail = "format must be one of decimal, base32, base62, was 'hex'";
+        assertProblem(http.get("/vesta/genid?format=hex"), 400, "format", detail);
+        assertProblem(http.get("/vesta/genids?count=3&format=hex"), 400, "format", detail);
+        assertThat(services.rest().idsIssued()).as("no ID was taken").isEqualTo(before);
     }
 
     @Test
