@@ -56,4 +56,14 @@ public @interface VestaId {
      * Two or more formats are refused, naming the entity and the property.
      */
     IdFormat[] format() default {};
+
+    /**
+     * Whether this {@code Long}/{@code long} property is shown outside only in its opaque public form
+     * ({@link PublicIds#toPublic}): Jackson ({@code vesta-jackson}, with a {@link PublicIds} given to its module, in
+     * Spring Boot the {@code PublicIds} bean of {@code vesta.public-id.enabled=true}) writes the public string and
+     * reads only a public string, refusing a JSON number or a decimal string, so the raw ID never crosses the
+     * boundary either way. Without a {@link PublicIds} the mapper refuses the property, naming it, rather than write
+     * the raw ID. The stored value (database, Hibernate, MyBatis) stays the plain ID. Not on a package.
+     */
+    boolean publicId() default false;
 }

@@ -3,10 +3,13 @@ package io.vesta.jackson;
 import com.fasterxml.jackson.annotation.JsonFormat;
 import io.vesta.IdFormat;
 import io.vesta.IdPropertyType;
+import io.vesta.PublicIds;
 import io.vesta.VestaId;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongFunction;
+import java.util.function.ToLongFunction;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -39,10 +42,16 @@ import tools.jackson.databind.ser.std.StdSerializer;
  * Plain Jackson registers it with {@code JsonMapper.builder().addModule(new VestaIdJacksonModule()).build()}, or
  * {@code new VestaIdJacksonModule(IdFormat.BASE32)}; Spring Boot does with {@code vesta.jackson.ids-as-strings=true},
  * and an application's own {@code VestaIdJacksonModule} bean replaces the starter's.
+ * <p>
+ * {@code @VestaId(publicId = true)} properties are written in their opaque public form and read only from it, with the
+ * {@link PublicIds} given to {@link #VestaIdJacksonModule(IdFormat, PublicIds)} or {@link #publicIdsOnly}; a mapper
+ * whose module has none refuses them, naming the property, when it first writes or reads their class.
  */
 public final class VestaIdJacksonModule extends JacksonModule {
 
     private final IdFormat format;
+    private final PublicIds publicIds;
+    private final boolean idsAsStrings;
 
     /** Creates the module that writes the IDs' decimal digits ({@link IdFormat#DECIMAL}). */
     public VestaIdJacksonModule() {
@@ -51,7 +60,29 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
     /** Creates the module that writes and reads IDs in {@code format}. */
     public VestaIdJacksonModule(IdFormat format) {
+        this(format, null, true);
+    }
+
+    /**
+     * Creates the module that writes and reads IDs in {@code format}, and {@code @VestaId(publicId = true)} properties
+     * in the public form of {@code publicIds}.
+     */
+    public VestaIdJacksonModule(IdFormat format, PublicIds publicIds) {
+        this(format, Objects.requireNonNull(publicIds, "publicIds"), true);
+    }
+
+    private VestaIdJacksonModule(IdFormat format, PublicIds publicIds, boolean idsAsStrings) {
         this.format = Objects.requireNonNull(format, "format");
+        this.publicIds = publicIds;
+        this.idsAsStrings = idsAsStrings;
+    }
+
+    /**
+     * The module that converts only {@code @VestaId(publicId = true)} properties, in the public form of
+     * {@code publicIds}, and leaves other {@code @VestaId} properties as Jackson writes them (JSON numbers).
+     */
+    public static VestaIdJacksonModule publicIdsOnly(PublicIds publicIds) {
+        return new VestaIdJacksonModule(IdFormat.DECIMAL, Objects.requireNonNull(publicIds, "publicIds"), false);
     }
 
     /** The format IDs are written in. */
@@ -71,7 +102,10 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
     @Override
     public void setupModule(SetupContext context) {
-        context.appendAnnotationIntrospector(new IdsAsStrings(format));
+        context.appendAnnotationIntrospector(new PublicIdIntrospector(publicIds));
+        if (idsAsStrings) {
+            context.appendAnnotationIntrospector(new IdsAsStrings(format));
+        }
     }
 
     private static final class IdsAsStrings extends NopAnnotationIntrospector {
@@ -94,7 +128,8 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
         private static boolean isIdProperty(Annotated annotated) {
             Class<?> type = annotated.getRawType();
-            return (type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class);
+            return (type == Long.class || type == long.class) && annotated.hasAnnotation(VestaId.class)
+                    && !PublicIdIntrospector.isPublicId(annotated);
         }
 
         /** The property's own {@code @VestaId(format = ...)}, or else the module's. */
@@ -143,19 +178,23 @@ public final class VestaIdJacksonModule extends JacksonModule {
         }
     }
 
-    /** An ID as a JSON string in its format. */
-    private static final class IdSerializer extends StdSerializer<Long> {
+    /** An ID as a JSON string in its format (or in its public form, {@link PublicIdIntrospector}). */
+    static final class IdSerializer extends StdSerializer<Long> {
 
-        private final IdFormat format;
+        private final LongFunction<String> format;
 
         IdSerializer(IdFormat format) {
+            this(format::format);
+        }
+
+        IdSerializer(LongFunction<String> format) {
             super(Long.class);
             this.format = format;
         }
 
         @Override
         public void serialize(Long id, JsonGenerator generator, SerializationContext context) {
-            generator.writeString(format.format(id));
+            generator.writeString(format.apply(id));
         }
 
         @Override
@@ -164,30 +203,41 @@ public final class VestaIdJacksonModule extends JacksonModule {
         }
     }
 
-    /** An ID from a JSON string in its format, or from a JSON integer. */
-    private static final class IdDeserializer extends StdScalarDeserializer<Long> {
+    /**
+     * An ID from a JSON string in its format, or from a JSON integer; a public ID ({@link PublicIdIntrospector}) from its
+     * public form only, a JSON integer refused.
+     */
+    static final class IdDeserializer extends StdScalarDeserializer<Long> {
 
-        private final IdFormat format;
+        private final ToLongFunction<String> format;
         private final boolean primitive;
+        private final boolean numbers;
 
         IdDeserializer(IdFormat format, boolean primitive) {
+            this(format::parse, primitive, true);
+        }
+
+        IdDeserializer(ToLongFunction<String> format, boolean primitive, boolean numbers) {
             super(primitive ? Long.TYPE : Long.class);
             this.format = format;
             this.primitive = primitive;
+            this.numbers = numbers;
         }
 
         @Override
         public Long deserialize(JsonParser parser, DeserializationContext context) {
             JsonToken token = parser.currentToken();
-            if (token == JsonToken.VALUE_NUMBER_INT) {
+            if (token == JsonToken.VALUE_NUMBER_INT && numbers) {
                 return parser.getLongValue();
             }
             if (token != JsonToken.VALUE_STRING) {
-                return (Long) context.handleUnexpectedToken(handledType(), parser);
+                return numbers ? (Long) context.handleUnexpectedToken(handledType(), parser)
+                        : (Long) context.handleUnexpectedToken(context.constructType(handledType()), token, parser,
+                                "a public ID is read only from its public form, a JSON string, not from %s", token);
             }
             String text = parser.getString();
             try {
-                return format.parse(text);
+                return format.applyAsLong(text);
             } catch (IllegalArgumentException e) {
                 return (Long) context.handleWeirdStringValue(handledType(), text, e.getMessage());
             }

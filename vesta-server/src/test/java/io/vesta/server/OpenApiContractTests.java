@@ -9,6 +9,7 @@ import com.networknt.schema.SpecificationVersion;
 import io.vesta.autoconfigure.server.VestaOpenApiController;
 import io.vesta.machine.MachineIdRange;
 import io.vesta.machine.db.DbMachineIdProvider;
+import io.vesta.publicid.Ff1PublicIds;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -62,6 +64,7 @@ import static org.assertj.core.api.Assertions.assertThat;
         "vesta.server.tokens=" + OpenApiContractTests.CLIENT, "vesta.server.admin-tokens=" + OpenApiContractTests.ADMIN,
         "vesta.server.make-id-enabled=true", "vesta.server.lease-admin-enabled=true",
         "vesta.segment.admin-enabled=true", "vesta.segment.auto-create-tags=auto-.*",
+        "vesta.public-id.enabled=true", "vesta.public-id.keys.1=" + OpenApiContractTests.PUBLIC_ID_KEY,
         // One machine ID for the server: a takeover of its row leaves it none to claim, the 503 of the contract.
         "vesta.machine-id.server-range.min=1023", "vesta.machine-id.server-range.max=1023" })
 class OpenApiContractTests {
@@ -69,6 +72,8 @@ class OpenApiContractTests {
     static final String CLIENT = "contract-client-token-0123456789";
     static final String ADMIN = "contract-admin-token-9876543210";
     static final String WRONG = "contract-wrong-token-5555555555";
+    /** The server's public-ID key, 16 bytes in base 64. */
+    static final String PUBLIC_ID_KEY = "AAECAwQFBgcICQoLDA0ODw==";
     static final String DOCUMENT_ID = "https://vesta.invalid/openapi.json";
     static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
@@ -126,6 +131,7 @@ class OpenApiContractTests {
     @Test
     void everyDocumentedOperationParameterAndResponseIsAnsweredAsDocumented() throws Exception {
         String tag = "contract-tag";
+        String publicOf1 = Ff1PublicIds.builder().key(1, Base64.getDecoder().decode(PUBLIC_ID_KEY)).build().toPublic(1);
         List<Call> calls = new ArrayList<>();
         calls.addAll(List.of(
                 new Call("GET /vesta/openapi.yaml", "/vesta/openapi.yaml", null, 200),
@@ -184,7 +190,17 @@ class OpenApiContractTests {
                 new Call("GET /vesta/admin/leases", "/vesta/admin/leases?range=embedded", ADMIN, 200),
                 new Call("GET /vesta/admin/leases", "/vesta/admin/leases?range=elsewhere", ADMIN, 400),
                 new Call("GET /vesta/admin/leases", "/vesta/admin/leases", null, 401),
-                new Call("GET /vesta/admin/leases", "/vesta/admin/leases", CLIENT, 403)));
+                new Call("GET /vesta/admin/leases", "/vesta/admin/leases", CLIENT, 403),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=2709772636019233692", ADMIN, 200),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=11933144673234009500", ADMIN, 200),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=2B6RBVC0004WW&format=base32", ADMIN, 200),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=abc", ADMIN, 400),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=1", null, 401),
+                new Call("GET /vesta/admin/public-ids", "/vesta/admin/public-ids?id=1", CLIENT, 403),
+                new Call("GET /vesta/admin/public-ids/{publicId}", "/vesta/admin/public-ids/" + publicOf1, ADMIN, 200),
+                new Call("GET /vesta/admin/public-ids/{publicId}", "/vesta/admin/public-ids/1ABC", ADMIN, 400),
+                new Call("GET /vesta/admin/public-ids/{publicId}", "/vesta/admin/public-ids/" + publicOf1, WRONG, 401),
+                new Call("GET /vesta/admin/public-ids/{publicId}", "/vesta/admin/public-ids/" + publicOf1, CLIENT, 403)));
 
         SoftAssertions softly = new SoftAssertions();
         List<Call> made = new ArrayList<>();
@@ -279,7 +295,7 @@ class OpenApiContractTests {
             assertThat(parameters.get(operation.getKey())).as("the parameters set of %s", operation.getKey())
                     .containsAll(operation.getValue());
         }
-        assertThat(documented).as("operations").hasSize(14);
+        assertThat(documented).as("operations").hasSize(16);
         assertThat(responses).as("documented responses").isEqualTo(
                 answered.values().stream().mapToInt(Set::size).sum());
     }

@@ -103,7 +103,8 @@ class ConfigurationMetadataDefaultsTests {
             "vesta.time-store.enabled", "vesta.time-store.directory", "vesta.machine-id.db.initialize-schema",
             "vesta.client.fallback", "vesta.jackson.ids-as-strings", "vesta.jackson.id-format", "vesta.segment.enabled",
             "vesta.segment.initialize-schema", "vesta.segment.auto-create", "vesta.segment.admin-enabled", "vesta.server.enabled",
-            "vesta.server.ids-enabled", "vesta.server.make-id-enabled", "vesta.server.lease-admin-enabled");
+            "vesta.server.ids-enabled", "vesta.server.make-id-enabled", "vesta.server.lease-admin-enabled",
+            "vesta.public-id.enabled", "vesta.public-id.tweak");
 
     /** Spring-only defaults of Vesta's properties outside {@code vesta.*}: switches under Boot's own prefixes. */
     private static final Set<String> MANAGEMENT_DEFAULTS = Set.of("management.health.vesta.enabled");

@@ -2,10 +2,14 @@ package io.vesta.autoconfigure.jackson;
 
 import io.vesta.IdFormat;
 import io.vesta.InvalidSettingException;
+import io.vesta.PublicIds;
 import io.vesta.VestaId;
+import io.vesta.autoconfigure.publicid.VestaPublicIdAutoConfiguration;
 import io.vesta.jackson.VestaIdJacksonModule;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,17 +24,20 @@ import tools.jackson.databind.JacksonModule;
  * With {@code vesta.jackson.ids-as-strings=true}, {@link VestaId @VestaId} properties travel as JSON strings: the
  * module is a bean, and Spring Boot adds every {@link JacksonModule} bean to the {@code JsonMapper} it builds.
  * {@code vesta.jackson.id-format} chooses the strings' {@link IdFormat} and, when set, turns strings on too; set
- * together with {@code ids-as-strings=false} it is refused rather than ignored.
+ * together with {@code ids-as-strings=false} it is refused rather than ignored. With a {@link PublicIds} bean
+ * ({@code vesta.public-id.enabled=true}) the module writes {@code @VestaId(publicId = true)} properties in their
+ * public form, with or without strings for the other IDs.
  */
-@AutoConfiguration
+@AutoConfiguration(after = VestaPublicIdAutoConfiguration.class)
 @ConditionalOnClass({ VestaIdJacksonModule.class, JacksonModule.class })
-@Conditional(VestaJacksonAutoConfiguration.IdsAsStringsOrIdFormat.class)
 @EnableConfigurationProperties(VestaJacksonProperties.class)
 public final class VestaJacksonAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    VestaIdJacksonModule vestaIdJacksonModule(VestaJacksonProperties properties, Environment environment) {
+    @Conditional(IdsAsStringsOrIdFormat.class)
+    VestaIdJacksonModule vestaIdJacksonModule(VestaJacksonProperties properties, Environment environment,
+            ObjectProvider<PublicIds> publicIds) {
         String property = "vesta.jackson.id-format";
         IdFormat format;
         try {
@@ -44,7 +51,16 @@ public final class VestaJacksonAutoConfiguration {
                     "unset, or set together with vesta.jackson.ids-as-strings=true",
                     "is set but vesta.jackson.ids-as-strings=false, which writes IDs as numbers");
         }
-        return new VestaIdJacksonModule(format);
+        PublicIds available = publicIds.getIfAvailable();
+        return available == null ? new VestaIdJacksonModule(format) : new VestaIdJacksonModule(format, available);
+    }
+
+    /** Public IDs without strings for the other IDs: only {@code @VestaId(publicId = true)} properties are converted. */
+    @Bean
+    @ConditionalOnMissingBean(VestaIdJacksonModule.class)
+    @ConditionalOnBean(PublicIds.class)
+    VestaIdJacksonModule vestaPublicIdJacksonModule(PublicIds publicIds) {
+        return VestaIdJacksonModule.publicIdsOnly(publicIds);
     }
 
     /** IDs as strings: asked for by {@code ids-as-strings=true}, or by choosing their format. */

@@ -4,6 +4,7 @@ import io.vesta.EmbeddedIdService;
 import io.vesta.GenMethod;
 import io.vesta.IdService;
 import io.vesta.InvalidSettingException;
+import io.vesta.PublicIds;
 import io.vesta.autoconfigure.MachineIdGenMethod;
 import io.vesta.autoconfigure.VestaAutoConfiguration;
 import io.vesta.autoconfigure.VestaProperties;
@@ -208,6 +209,13 @@ public final class VestaServerAutoConfiguration {
         VestaLeaseController vestaLeaseController(MachineIdProvider machineIdProvider, VestaProperties properties,
                 ServerIdServices services, VestaServerProperties server) {
             return new VestaLeaseController(machineIdProvider, properties, services, server.isLeaseAdminEnabled());
+        }
+
+        /** Answers 404 until there is a {@link PublicIds} bean ({@code vesta.public-id.enabled=true}). */
+        @Bean
+        @ConditionalOnMissingBean
+        VestaPublicIdController vestaPublicIdController(ObjectProvider<PublicIds> publicIds, ServerIdServices services) {
+            return new VestaPublicIdController(publicIds, services);
         }
 
         @Bean

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * {@code Retry-After} when the wait is known. {@link GenIdServlet} answers its 503s with the same problems.
  */
 @RestControllerAdvice(assignableTypes = { VestaServerController.class, VestaBatchController.class, VestaMakeIdController.class,
-        VestaLeaseController.class, VestaStatusController.class })
+        VestaLeaseController.class, VestaStatusController.class, VestaPublicIdController.class })
 public class VestaServerExceptionHandler {
 
     @ExceptionHandler(BadParameterException.class)

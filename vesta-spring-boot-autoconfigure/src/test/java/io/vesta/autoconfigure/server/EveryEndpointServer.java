@@ -1,5 +1,6 @@
 package io.vesta.autoconfigure.server;
 
+import io.vesta.autoconfigure.publicid.VestaPublicIdAutoConfiguration;
 import io.vesta.autoconfigure.segment.VestaSegmentAutoConfiguration;
 import io.vesta.autoconfigure.segment.VestaSegmentServerAutoConfiguration;
 import org.springframework.boot.SpringBootConfiguration;
@@ -17,7 +18,7 @@ import java.lang.annotation.Target;
 
 /**
  * A test class runs against one server with every optional endpoint on, shared by the classes that use it: db leases
- * in H2 with lease admin, make-id, segments, a client and an admin token.
+ * in H2 with lease admin, make-id, segments, public IDs, a client and an admin token.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -28,7 +29,8 @@ import java.lang.annotation.Target;
                 "vesta.server.tokens=" + EveryEndpointServer.CLIENT, "vesta.server.admin-tokens=" + EveryEndpointServer.ADMIN,
                 "vesta.segment.enabled=true", "vesta.segment.admin-enabled=true", "vesta.segment.table=every_endpoint_segment",
                 "vesta.segment.initialize-schema=always", "spring.datasource.url=jdbc:h2:mem:every-endpoint;DB_CLOSE_DELAY=-1",
-                "server.address=127.0.0.1", "spring.main.banner-mode=off", "vesta.time-store.enabled=false" })
+                "server.address=127.0.0.1", "spring.main.banner-mode=off", "vesta.time-store.enabled=false",
+                "vesta.public-id.enabled=true", "vesta.public-id.keys.1=" + EveryEndpointServer.PUBLIC_ID_KEY })
 @interface EveryEndpointServer {
 
     String CLIENT = "every-endpoint-client-token-0123456789";
@@ -36,6 +38,8 @@ import java.lang.annotation.Target;
     String OWNER = "every-endpoint-server";
     /** A segment tag the table has. */
     String TAG = "paths";
+    /** The AES key of the server's public IDs, 16 bytes in base 64. */
+    String PUBLIC_ID_KEY = "AAECAwQFBgcICQoLDA0ODw==";
 
     /** Another node's live lease on 925 and an ended one on 926, both as new; the segment tag. */
     final class Rows {
@@ -62,7 +66,7 @@ import java.lang.annotation.Target;
     @SpringBootConfiguration
     @Import(ServerTestAutoConfigurations.class)
     @ImportAutoConfiguration({ DataSourceAutoConfiguration.class, VestaSegmentAutoConfiguration.class,
-            VestaSegmentServerAutoConfiguration.class })
+            VestaSegmentServerAutoConfiguration.class, VestaPublicIdAutoConfiguration.class })
     class App {
     }
 }

@@ -146,6 +146,16 @@ class ServerLeaseAdminTests {
         assertThat(restInSamples(status)).as("the 100 IDs appear in the samples").isGreaterThanOrEqualTo(100);
     }
 
+    @Test
+    void publicIdsAreNotFoundWhenTheyAreOff() {
+        HttpResponse<String> response = new Http(port, ADMIN).get("/vesta/admin/public-ids?id=1");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(404);
+        assertThat(Http.json(response).get("detail").asString()).isEqualTo("Public IDs are off: set"
+                + " vesta.public-id.enabled=true with vesta.public-id.keys to convert them at /vesta/admin/public-ids");
+        assertThat(new Http(port, ADMIN).get("/vesta/admin/public-ids/1ABCDEFGHJKMNPQRS").statusCode()).isEqualTo(404);
+        assertThat(new Http(port, CLIENT).get("/vesta/admin/public-ids?id=1").statusCode()).isEqualTo(403);
+    }
+
     private static long restInSamples(JsonNode status) {
         long perSecond = 0;
         for (JsonNode sample : status.get("perSecond")) {

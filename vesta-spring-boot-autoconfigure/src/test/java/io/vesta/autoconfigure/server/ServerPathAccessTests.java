@@ -93,6 +93,9 @@ class ServerPathAccessTests {
             new Endpoint("DELETE", List.of("vesta", "admin", "leases", "926"), 3, "", null, true),
             // The tag exists: an admin's creation answers 200 and leaves the row alone.
             new Endpoint("POST", List.of("vesta", "admin", "segments", TAG), 3, "", null, true),
+            // Public IDs both ways: the public form of 1 under the server's key, and the public form of an ID.
+            new Endpoint("GET", List.of("vesta", "admin", "public-ids", ServerPublicIdTests.PUBLIC_1), 3, "", null, true),
+            new Endpoint("GET", List.of("vesta", "admin", "public-ids"), 3, "?id=1", null, true),
             // The contract: no token, but in normal form like every path under /vesta/.
             new Endpoint("GET", List.of("vesta", "openapi.yaml"), 2, "", null, false, true));
 
