@@ -6,6 +6,7 @@ import tools.jackson.core.Version;
 import tools.jackson.databind.cfg.MapperConfig;
 import tools.jackson.databind.introspect.Annotated;
 import tools.jackson.databind.introspect.AnnotatedMember;
+import tools.jackson.databind.introspect.AnnotatedParameter;
 import tools.jackson.databind.introspect.NopAnnotationIntrospector;
 
 /**
@@ -79,11 +80,25 @@ final class PublicIdIntrospector extends NopAnnotationIntrospector {
     }
 
     private static String describe(Annotated annotated) {
-        if (annotated instanceof AnnotatedMember member) {
-            String name = member.getName();
-            return "the property " + member.getDeclaringClass().getName() + (name.isEmpty() ? "" : "." + name);
+        return "the property " + propertyName(annotated);
+    }
+
+    /**
+     * {@code Class.property} of a field, a getter or a constructor parameter. A parameter has no name of its own in
+     * Jackson's model when the class was compiled without {@code -parameters}; a record's canonical constructor
+     * takes its components in order, so a record's parameter is named by its component.
+     */
+    static String propertyName(Annotated annotated) {
+        if (!(annotated instanceof AnnotatedMember member)) {
+            return annotated.getName();
         }
-        return "the property " + annotated.getName();
+        Class<?> owner = member.getDeclaringClass();
+        String name = member.getName();
+        if (name.isEmpty() && member instanceof AnnotatedParameter parameter && owner.isRecord()
+                && parameter.getOwner().getParameterCount() == owner.getRecordComponents().length) {
+            name = owner.getRecordComponents()[parameter.getIndex()].getName();
+        }
+        return owner.getName() + (name.isEmpty() ? "" : "." + name);
     }
 
     @Override

@@ -21,7 +21,6 @@ import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.cfg.MapperConfig;
 import tools.jackson.databind.deser.std.StdScalarDeserializer;
 import tools.jackson.databind.introspect.Annotated;
-import tools.jackson.databind.introspect.AnnotatedMember;
 import tools.jackson.databind.introspect.NopAnnotationIntrospector;
 import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
 import tools.jackson.databind.ser.std.StdSerializer;
@@ -79,10 +78,22 @@ public final class VestaIdJacksonModule extends JacksonModule {
 
     /**
      * The module that converts only {@code @VestaId(publicId = true)} properties, in the public form of
-     * {@code publicIds}, and leaves other {@code @VestaId} properties as Jackson writes them (JSON numbers).
+     * {@code publicIds}, and properties with a format of their own ({@code @VestaId(format = ...)}), and leaves other
+     * {@code @VestaId} properties as Jackson writes them (JSON numbers).
      */
     public static VestaIdJacksonModule publicIdsOnly(PublicIds publicIds) {
         return new VestaIdJacksonModule(IdFormat.DECIMAL, Objects.requireNonNull(publicIds, "publicIds"), false);
+    }
+
+    /**
+     * The module that converts only what a property asks for itself: a format of its own
+     * ({@code @VestaId(format = ...)}) is written and read in that format, and a {@code @VestaId(publicId = true)}
+     * property, having no {@link PublicIds} here, is refused naming it rather than written as the raw ID. Other
+     * {@code @VestaId} properties stay JSON numbers. Spring Boot registers it when neither IDs as strings nor public
+     * IDs are configured, so that no annotation is silently ignored.
+     */
+    public static VestaIdJacksonModule propertiesOwnOnly() {
+        return new VestaIdJacksonModule(IdFormat.DECIMAL, null, false);
     }
 
     /** The format IDs are written in. */
@@ -103,9 +114,7 @@ public final class VestaIdJacksonModule extends JacksonModule {
     @Override
     public void setupModule(SetupContext context) {
         context.appendAnnotationIntrospector(new PublicIdIntrospector(publicIds));
-        if (idsAsStrings) {
-            context.appendAnnotationIntrospector(new IdsAsStrings(format));
-        }
+        context.appendAnnotationIntrospector(new IdsAsStrings(format, idsAsStrings));
     }
 
     private static final class IdsAsStrings extends NopAnnotationIntrospector {
@@ -113,12 +122,15 @@ public final class VestaIdJacksonModule extends JacksonModule {
         private static final JsonFormat.Value STRING = JsonFormat.Value.forShape(JsonFormat.Shape.STRING);
 
         private final IdFormat format;
+        /** Whether every {@code @VestaId} property is a string, or only those with a format of their own. */
+        private final boolean allIds;
         private final Map<IdFormat, IdSerializer> serializers = new EnumMap<>(IdFormat.class);
         private final Map<IdFormat, IdDeserializer> boxed = new EnumMap<>(IdFormat.class);
         private final Map<IdFormat, IdDeserializer> primitive = new EnumMap<>(IdFormat.class);
 
-        IdsAsStrings(IdFormat format) {
+        IdsAsStrings(IdFormat format, boolean allIds) {
             this.format = format;
+            this.allIds = allIds;
             for (IdFormat each : IdFormat.values()) {
                 serializers.put(each, new IdSerializer(each));
                 boxed.put(each, new IdDeserializer(each, false));
@@ -132,12 +144,14 @@ public final class VestaIdJacksonModule extends JacksonModule {
                     && !PublicIdIntrospector.isPublicId(annotated);
         }
 
-        /** The property's own {@code @VestaId(format = ...)}, or else the module's. */
+        /**
+         * The property's own {@code @VestaId(format = ...)}, or else the module's when it writes every ID as a string;
+         * null when the property stays as Jackson writes it.
+         */
         private IdFormat formatOf(Annotated annotated) {
-            String property = annotated instanceof AnnotatedMember member
-                    ? member.getDeclaringClass().getName() + "." + member.getName() : annotated.getName();
+            String property = PublicIdIntrospector.propertyName(annotated);
             IdFormat own = IdPropertyType.formatOf(annotated.getAnnotation(VestaId.class), property);
-            return own != null ? own : format;
+            return own != null ? own : allIds ? format : null;
         }
 
         /** Whether the property says itself how it is written, with a {@code @JsonFormat} shape. */
@@ -157,7 +171,7 @@ public final class VestaIdJacksonModule extends JacksonModule {
                 return null;
             }
             IdFormat own = formatOf(annotated);
-            return own == IdFormat.DECIMAL ? null : serializers.get(own);
+            return own == null || own == IdFormat.DECIMAL ? null : serializers.get(own);
         }
 
         @Override
@@ -166,7 +180,7 @@ public final class VestaIdJacksonModule extends JacksonModule {
                 return null;
             }
             IdFormat own = formatOf(annotated);
-            if (own == IdFormat.DECIMAL) {
+            if (own == null || own == IdFormat.DECIMAL) {
                 return null;
             }
             return (annotated.getRawType() == long.class ? primitive : boxed).get(own);

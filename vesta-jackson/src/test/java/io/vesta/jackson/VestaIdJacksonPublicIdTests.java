@@ -87,6 +87,22 @@ class VestaIdJacksonPublicIdTests {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("has no PublicIds");
     }
 
+    /** A receipt whose own ID asks for base 62, beside a plain ID. */
+    public record Receipt(@VestaId(format = IdFormat.BASE62) Long id, @VestaId Long orderId) {
+    }
+
+    @Test
+    void propertiesOwnOnlyServesOwnFormatsRefusesPublicIdsAndLeavesOtherIdsAsNumbers() {
+        JsonMapper mapper = JsonMapper.builder().addModule(VestaIdJacksonModule.propertiesOwnOnly()).build();
+        String json = mapper.writeValueAsString(new Receipt(ID, ID));
+        assertThat(json).isEqualTo("{\"id\":\"" + IdFormat.BASE62.format(ID) + "\",\"orderId\":" + ID + "}");
+        assertThat(mapper.readValue(json, Receipt.class)).isEqualTo(new Receipt(ID, ID));
+        assertThatThrownBy(() -> mapper.writeValueAsString(new Order(ID, 1, ID, 1L)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(Order.class.getName() + ".id is @VestaId(publicId = true) but this mapper's"
+                        + " VestaIdJacksonModule has no PublicIds");
+    }
+
     /** A public ID with a format as well: two forms for one property. */
     public record Formatted(@VestaId(publicId = true, format = IdFormat.BASE32) Long id) {
     }

@@ -43,11 +43,13 @@ class ConfigurationDocsTests {
     }
 
     /**
-     * Written as {@code `name`}, as {@code `name.*`} or {@code `name[...]`} for maps and lists, or as the second half
+     * Written as {@code `name`}, as {@code `name.*`}, {@code `name.<key>...`} or {@code `name[...]`} for maps and
+     * lists, or as the second half
      * of a pair {@code `prefix.min` / `.max`}.
      */
     static boolean documented(String page, String name) {
-        if (page.contains("`" + name + "`") || page.contains("`" + name + ".*`") || page.contains("`" + name + "[")) {
+        if (page.contains("`" + name + "`") || page.contains("`" + name + ".*`") || page.contains("`" + name + "[")
+                || page.contains("`" + name + ".<")) {
             return true;
         }
         int dot = name.lastIndexOf('.');

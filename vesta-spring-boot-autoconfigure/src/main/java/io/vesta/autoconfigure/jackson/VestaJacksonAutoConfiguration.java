@@ -9,7 +9,6 @@ import io.vesta.jackson.VestaIdJacksonModule;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -22,7 +21,9 @@ import tools.jackson.databind.JacksonModule;
 
 /**
  * With {@code vesta.jackson.ids-as-strings=true}, {@link VestaId @VestaId} properties travel as JSON strings: the
- * module is a bean, and Spring Boot adds every {@link JacksonModule} bean to the {@code JsonMapper} it builds.
+ * module is a bean, and Spring Boot adds every {@link JacksonModule} bean to the {@code JsonMapper} it builds. Without
+ * it, a module still serves what properties ask for themselves ({@code @VestaId(format = ...)}, and
+ * {@code @VestaId(publicId = true)}, refused while public IDs are off), and every other ID stays a JSON number.
  * {@code vesta.jackson.id-format} chooses the strings' {@link IdFormat} and, when set, turns strings on too; set
  * together with {@code ids-as-strings=false} it is refused rather than ignored. With a {@link PublicIds} bean
  * ({@code vesta.public-id.enabled=true}) the module writes {@code @VestaId(publicId = true)} properties in their
@@ -55,12 +56,17 @@ public final class VestaJacksonAutoConfiguration {
         return available == null ? new VestaIdJacksonModule(format) : new VestaIdJacksonModule(format, available);
     }
 
-    /** Public IDs without strings for the other IDs: only {@code @VestaId(publicId = true)} properties are converted. */
+    /**
+     * Without strings for every ID, only what a property asks for itself: {@code @VestaId(publicId = true)} in the
+     * public form (refused, naming the property, when public IDs are off: never the raw ID in its place), and
+     * {@code @VestaId(format = ...)} in its format. Other IDs stay JSON numbers.
+     */
     @Bean
     @ConditionalOnMissingBean(VestaIdJacksonModule.class)
-    @ConditionalOnBean(PublicIds.class)
-    VestaIdJacksonModule vestaPublicIdJacksonModule(PublicIds publicIds) {
-        return VestaIdJacksonModule.publicIdsOnly(publicIds);
+    VestaIdJacksonModule vestaPropertiesOwnJacksonModule(ObjectProvider<PublicIds> publicIds) {
+        PublicIds available = publicIds.getIfAvailable();
+        return available == null ? VestaIdJacksonModule.propertiesOwnOnly()
+                : VestaIdJacksonModule.publicIdsOnly(available);
     }
 
     /** IDs as strings: asked for by {@code ids-as-strings=true}, or by choosing their format. */

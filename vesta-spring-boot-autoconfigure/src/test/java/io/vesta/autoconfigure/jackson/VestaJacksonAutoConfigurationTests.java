@@ -44,7 +44,7 @@ class VestaJacksonAutoConfigurationTests {
     @Test
     void idsStayJsonNumbersByDefault() {
         runner.run(context -> {
-            assertThat(context).doesNotHaveBean(VestaIdJacksonModule.class);
+            assertThat(context.getBean(VestaIdJacksonModule.class).format()).isEqualTo(IdFormat.DECIMAL);
             mvc(context).perform(get("/ticket")).andExpect(status().isOk())
                     .andExpect(content().string("{\"id\":" + ID + ",\"parentId\":" + (ID + 1) + ",\"count\":7}"));
         });
@@ -108,6 +108,20 @@ class VestaJacksonAutoConfigurationTests {
                         .hasMessageStartingWith("vesta.jackson.id-format=base62 is set but vesta.jackson.ids-as-strings=false"));
     }
 
+    /** A property's own format is what it asked for: it holds without ids-as-strings, while other IDs stay numbers. */
+    @Test
+    void aPropertysOwnFormatAppliesWithoutIdsAsStrings() {
+        runner.run(context -> {
+            String base32 = IdFormat.BASE32.format(ID);
+            mvc(context).perform(get("/receipt")).andExpect(status().isOk())
+                    .andExpect(content().string("{\"id\":\"" + base32 + "\",\"orderId\":" + ID + "}"));
+            mvc(context).perform(post("/receipt").contentType(MediaType.APPLICATION_JSON)
+                            .content("{\"id\":\"" + base32.toLowerCase() + "\",\"orderId\":" + ID + "}"))
+                    .andExpect(status().isOk())
+                    .andExpect(content().string("{\"id\":\"" + base32 + "\",\"orderId\":" + ID + "}"));
+        });
+    }
+
     @Test
     void withoutJacksonThereIsNoModule() {
         new WebApplicationContextRunner()
@@ -123,6 +137,10 @@ class VestaJacksonAutoConfigurationTests {
 
     /** A response a JavaScript client would read: two Vesta IDs and a plain count. */
     public record Ticket(@VestaId Long id, @VestaId long parentId, Long count) {
+    }
+
+    /** A receipt whose own ID asks for base 32, beside a plain ID. */
+    public record Receipt(@VestaId(format = IdFormat.BASE32) Long id, @VestaId Long orderId) {
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -145,6 +163,16 @@ class VestaJacksonAutoConfigurationTests {
         @PostMapping("/ticket")
         Ticket echo(@RequestBody Ticket ticket) {
             return ticket;
+        }
+
+        @GetMapping("/receipt")
+        Receipt receipt() {
+            return new Receipt(ID, ID);
+        }
+
+        @PostMapping("/receipt")
+        Receipt echo(@RequestBody Receipt receipt) {
+            return receipt;
         }
     }
 }

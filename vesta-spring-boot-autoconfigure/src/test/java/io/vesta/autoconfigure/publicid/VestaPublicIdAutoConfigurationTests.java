@@ -145,6 +145,25 @@ class VestaPublicIdAutoConfigurationTests {
                 });
     }
 
+    /**
+     * Neither strings nor public IDs configured: a property that asks to be shown only in its public form must not go
+     * out as the raw, time-ordered ID; the mapper refuses it, naming it.
+     */
+    @Test
+    void withoutIdsAsStringsOrPublicIdsAPublicIdPropertyIsRefusedRatherThanWrittenAsTheRawId() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
+                        VestaPublicIdAutoConfiguration.class, VestaJacksonAutoConfiguration.class))
+                .run(context -> {
+                    JsonMapper mapper = context.getBean(JsonMapper.class);
+                    assertThatThrownBy(() -> mapper.writeValueAsString(new Order(ID, ID, 1L)))
+                            .hasMessageContaining(Order.class.getName() + ".id is @VestaId(publicId = true) but this"
+                                    + " mapper's VestaIdJacksonModule has no PublicIds");
+                    assertThatThrownBy(() -> mapper.readValue("{\"id\":" + ID + "}", Order.class))
+                            .hasMessageContaining(Order.class.getName() + ".id is @VestaId(publicId = true)");
+                });
+    }
+
     private void refused(String property, String message, String secret) {
         runner.withPropertyValues("vesta.public-id.enabled=true", "vesta.public-id.keys.1=" + KEY_1, property)
                 .run(context -> {
