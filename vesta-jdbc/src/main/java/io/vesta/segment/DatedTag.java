@@ -57,6 +57,15 @@ public record DatedTag(String bizTag, Period period, ZoneId zone, int width, lon
         return pow10(width) - 1;
     }
 
+    /**
+     * The largest step of this tag's rows: a hundredth of a period's numbers (at least 1), below the service's
+     * default and maximum steps when they are larger. One node's segment then never holds the rest of the period
+     * while another node's calls fail past the width, and a restart skips a few numbers, not the period's.
+     */
+    public int maxStep() {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (pow10(width) - start) / 100));
+    }
+
     /** The row of the segment table that holds the counter of {@code periodKey}: {@code orders:20261204}. */
     public String rowTag(String periodKey) {
         return bizTag + ':' + periodKey;

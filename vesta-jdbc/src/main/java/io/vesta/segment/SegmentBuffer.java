@@ -237,10 +237,11 @@ final class SegmentBuffer {
      */
     private Segment load(long startedAt, boolean mayCreate) throws SQLException {
         SegmentTable table = source.table;
-        int nextStep = step == 0 ? 0 : source.nextStep(step, tableStep, startedAt - lastLoadAt);
+        int nextStep = step == 0 ? 0 : source.nextStep(bizTag, step, tableStep, startedAt - lastLoadAt);
         boolean create = mayCreate && loads.sum() == 0 && source.autoCreates(bizTag);
         try {
-            SegmentTable.Allocation allocation = table.allocate(bizTag, nextStep, create, source.firstId(bizTag));
+            SegmentTable.Allocation allocation = table.allocate(bizTag, nextStep, create, source.firstId(bizTag),
+                    source.firstStep(bizTag));
             if (allocation.maxId() > SegmentIdService.MAX_ID_LIMIT) {
                 throw new IllegalStateException("max_id of bizTag '" + bizTag + "' in " + table.table()
                         + " is " + allocation.maxId() + ", beyond the largest this allocator hands out (2^62)");

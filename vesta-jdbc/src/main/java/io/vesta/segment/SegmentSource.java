@@ -81,9 +81,20 @@ final class SegmentSource {
         return closed;
     }
 
-    /** The step of a tag's next load, {@link #nextStep(int, int, int, long, long)} under this service's settings. */
-    int nextStep(int step, int tableStep, long elapsedMillis) {
-        return nextStep(step, tableStep, maxStep, elapsedMillis, targetMillis);
+    /**
+     * The step of a tag's next load, {@link #nextStep(int, int, int, long, long)} under this service's settings; for
+     * a dated tag's row at most {@link DatedTag#maxStep()}.
+     */
+    int nextStep(String bizTag, int step, int tableStep, long elapsedMillis) {
+        DatedTag dated = datedTags.rowOf(bizTag);
+        int max = dated == null ? maxStep : Math.min(maxStep, dated.maxStep());
+        return nextStep(step, tableStep, max, elapsedMillis, targetMillis);
+    }
+
+    /** The step of a row created on first use: the default step, for a dated tag's row at most its cap. */
+    int firstStep(String bizTag) {
+        DatedTag dated = datedTags.rowOf(bizTag);
+        return dated == null ? table.defaultStep() : Math.min(table.defaultStep(), dated.maxStep());
     }
 
     /**

@@ -65,21 +65,26 @@ final class SegmentTable {
         return table;
     }
 
+    /** The step of a row created on first use, unless its caller gives another. */
+    int defaultStep() {
+        return defaultStep;
+    }
+
     Duration timeout() {
         return Duration.ofSeconds(timeoutSeconds);
     }
 
-    /** {@link #allocate(String, int, boolean, long)} creating a missing row with max_id 1. */
+    /** {@link #allocate(String, int, boolean, long, int)} creating a missing row with max_id 1 and the default step. */
     Allocation allocate(String bizTag, int step, boolean create) throws SQLException {
-        return allocate(bizTag, step, create, 1);
+        return allocate(bizTag, step, create, 1, defaultStep);
     }
 
     /**
      * Moves the tag's max_id forward by {@code step}, or by the table's own step when {@code step} is 0, and
-     * returns the new max_id. A missing row is created first (with the default step, and max_id {@code firstId}, its
-     * first number) when {@code create} is set.
+     * returns the new max_id. A missing row is created first (with step {@code firstStep}, and max_id
+     * {@code firstId}, its first number) when {@code create} is set.
      */
-    Allocation allocate(String bizTag, int step, boolean create, long firstId) throws SQLException {
+    Allocation allocate(String bizTag, int step, boolean create, long firstId, int firstStep) throws SQLException {
         Allocation allocation = update(bizTag, step);
         if (allocation != null) {
             return allocation;
@@ -92,7 +97,7 @@ final class SegmentTable {
         // retried. If the row is there now, whoever inserted it, the allocation goes ahead.
         SQLException insertFailure = null;
         try {
-            insert(bizTag, firstId, defaultStep, "created on first use by Vesta");
+            insert(bizTag, firstId, firstStep, "created on first use by Vesta");
         } catch (SQLException e) {
             insertFailure = e;
         }

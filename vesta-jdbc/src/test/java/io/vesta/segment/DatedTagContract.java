@@ -160,6 +160,38 @@ abstract class DatedTagContract {
         assertThat(numbers.nextId(TAG)).isEqualTo(20261205_97L);
     }
 
+    /**
+     * A narrow counter (width 3: 999 numbers a day) under the default step of 1000: the step of a dated row is capped
+     * at a hundredth of its period's numbers, so that one node's segment never takes the whole day while another
+     * node's calls fail, and a restart skips a few numbers, not the day.
+     */
+    @Test
+    void aNarrowCounterIsSharedByTwoNodesToItsLastNumber() {
+        SegmentIdService a = service(b -> b.datedTag(TAG, DatedTag.Period.DAY, TOKYO, 3, 1));
+        SegmentIdService b = service(b2 -> b2.datedTag(TAG, DatedTag.Period.DAY, TOKYO, 3, 1));
+        Set<Long> seen = new HashSet<>();
+        int[] served = new int[2];
+        boolean[] done = new boolean[2];
+        SegmentIdService[] nodes = { a, b };
+        for (int i = 0; !done[0] || !done[1]; i++) {
+            assertThat(i).as("calls").isLessThan(3000);
+            int node = i % 2;
+            if (done[node]) {
+                continue;
+            }
+            try {
+                long number = nodes[node].nextId(TAG);
+                assertThat(seen.add(number)).as("%d handed out twice", number).isTrue();
+                served[node]++;
+            } catch (DatedNumberOverflowException e) {
+                done[node] = true;
+            }
+        }
+        assertThat(seen).hasSize(999).allSatisfy(n -> assertThat(n).isBetween(20261204_001L, 20261204_999L));
+        assertThat(served[0]).as("numbers from node a").isGreaterThan(400);
+        assertThat(served[1]).as("numbers from node b").isGreaterThan(400);
+    }
+
     @Test
     void aBatchIsAllOfThePeriodOfItsCallAcrossSegments() {
         SegmentIdService numbers = service(b -> b.defaultStep(3).datedTag(TAG, DatedTag.Period.DAY, TOKYO, 6, 1));
