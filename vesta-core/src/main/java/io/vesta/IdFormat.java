@@ -1,7 +1,6 @@
 package io.vesta;
 
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -192,7 +191,7 @@ public enum IdFormat {
 
     /** The names {@link #of} accepts, in lower case: {@code decimal, base32, base62}. */
     public static String allowedNames() {
-        return Arrays.stream(values()).map(f -> f.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(", "));
+        return Arrays.stream(values()).map(SettingNames::kebab).collect(Collectors.joining(", "));
     }
 
     private static int[] decodeTable(String digits) {

@@ -2,6 +2,7 @@ package io.vesta.segment;
 
 import io.vesta.InvalidSettingException;
 import io.vesta.SegmentNumbers;
+import io.vesta.SettingNames;
 import io.vesta.jdbc.TableScript;
 import io.vesta.time.TimeSource;
 
@@ -11,7 +12,6 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -244,7 +244,7 @@ public final class SegmentIdServiceBuilder {
             }
             if (dated.width() < 1 || dated.width() > dated.period().maxWidth()) {
                 throw new InvalidSettingException(setting + ".width", dated.width(), "a counter width in [1, "
-                        + dated.period().maxWidth() + "] for period " + dated.period().name().toLowerCase(Locale.ROOT)
+                        + dated.period().maxWidth() + "] for period " + SettingNames.kebab(dated.period())
                         + " (the " + dated.period().digits() + " digits of " + dated.period().pattern()
                         + " and the counter fit " + DatedTag.MAX_DIGITS + " digits, which a long always holds)");
             }

@@ -3,6 +3,7 @@ package io.vesta.autoconfigure.server;
 import io.vesta.ClockMovedBackwardsException;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdFormat;
+import io.vesta.SettingNames;
 import io.vesta.machine.MachineIdUnavailableException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -88,7 +89,8 @@ final class GenIdServlet extends HttpServlet {
      * ASCII letters and digits, which JSON takes as they are.
      */
     static byte[] answer(long id, IdFormat format) {
-        return ("{\"id\":" + id + ",\"idString\":\"" + format.format(id) + "\",\"format\":\"" + Parameters.name(format)
+        return ("{\"id\":" + id + ",\"idString\":\"" + format.format(id) + "\",\"format\":\""
+                + SettingNames.kebab(format)
                 + "\"}").getBytes(StandardCharsets.US_ASCII);
     }
 

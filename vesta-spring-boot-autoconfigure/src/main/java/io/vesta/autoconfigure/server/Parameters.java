@@ -2,8 +2,8 @@ package io.vesta.autoconfigure.server;
 
 import io.vesta.IdFormat;
 import io.vesta.IdService;
+import io.vesta.SettingNames;
 
-import java.util.Locale;
 
 /**
  * Parsing of the server's request parameters, each failure a {@link BadParameterException} naming the parameter. Numbers
@@ -54,7 +54,8 @@ public final class Parameters {
         try {
             return format.parse(id);
         } catch (IllegalArgumentException e) {
-            throw new BadParameterException("id", id, "id must be an ID in the form format=" + name(format) + " asks for: "
+            throw new BadParameterException("id", id, "id must be an ID in the form format="
+                    + SettingNames.kebab(format) + " asks for: "
                     + e.getMessage() + "; " + ID_FORMS);
         }
     }
@@ -72,10 +73,6 @@ public final class Parameters {
         }
     }
 
-    /** The name of {@code format} as the {@code format} parameter takes it: {@code base32}. */
-    static String name(IdFormat format) {
-        return format.name().toLowerCase(Locale.ROOT);
-    }
 
     /** A field of an ID; {@code fallback} when it is not given. Its range is checked where the ID is made. */
     static long field(String name, String value, Long fallback) {

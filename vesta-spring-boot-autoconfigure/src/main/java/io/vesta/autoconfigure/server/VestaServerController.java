@@ -5,6 +5,7 @@ import io.vesta.DecodedId;
 import io.vesta.EmbeddedIdService;
 import io.vesta.IdFormat;
 import io.vesta.IdType;
+import io.vesta.SettingNames;
 import io.vesta.layout.IdLayout;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -47,7 +48,7 @@ public class VestaServerController {
         for (long id : batch) {
             strings.add(written.format(id));
         }
-        return new IdsResponse(batch.length, batch, strings, textForm == null ? null : Parameters.name(textForm));
+        return new IdsResponse(batch.length, batch, strings, textForm == null ? null : SettingNames.kebab(textForm));
     }
 
     /**
