@@ -63,7 +63,7 @@ public enum IdPropertyType {
 
     /**
      * The format a property of this type that an adapter fills takes from {@code annotation}: its
-     * {@link VestaId#format()}, or {@link IdFormat#DECIMAL} when it is unset.
+     * {@link VestaId#format()}, or {@link IdFormat#DECIMAL} when it is unset (or there is no annotation).
      * @param property the entity and property, as {@code com.example.Order.id}, for the message
      * @throws IllegalArgumentException naming {@code property} and the reason, if the annotation has more than one
      *         format, or one on a {@code Long}/{@code long} (which holds the number itself), or one together with a

@@ -95,7 +95,7 @@ public final class VestaIdAssigner {
                 "@VestaId on " + type.getName() + "." + property.getName() + " needs a Long, long or String property,"
                         + " but it is a " + property.getType().getName()));
         VestaId marker = property.findAnnotation(VestaId.class);
-        IdFormat format = marker == null ? IdFormat.DECIMAL : idType.format(marker, type.getName() + "." + property.getName());
+        IdFormat format = idType.format(marker, type.getName() + "." + property.getName());
         String segment = marker == null ? "" : marker.segment();
         if (!segment.isEmpty()) {
             SegmentNumbers.requireValidBizTag("@VestaId(segment) of " + type.getName() + "." + property.getName(), segment);
