@@ -159,6 +159,18 @@ class ConfigurationMetadataDefaultsTests {
         assertThat(metadata.get("vesta.jackson.id-format").get("description").asString()).contains("base32", "base62");
     }
 
+    @Test
+    void theJacksonIdFormatHintsListEveryFormatItTakes() {
+        List<String> hinted = new java.util.ArrayList<>();
+        for (JsonNode hint : readDocument().get("hints")) {
+            if (hint.get("name").asString().equals("vesta.jackson.id-format")) {
+                hint.get("values").forEach(value -> hinted.add(value.get("value").asString()));
+            }
+        }
+        assertThat(String.join(", ", hinted)).isEqualTo(IdFormat.allowedNames());
+        hinted.forEach(name -> assertThat(IdFormat.of(name).name()).isEqualToIgnoringCase(name));
+    }
+
     private static Object unboundValue(String name) {
         for (Object properties : PROPERTIES) {
             String prefix = properties.getClass().getAnnotation(ConfigurationProperties.class).value() + ".";
@@ -189,12 +201,16 @@ class ConfigurationMetadataDefaultsTests {
     }
 
     private static Map<String, JsonNode> readMetadata() {
+        Map<String, JsonNode> byName = new LinkedHashMap<>();
+        for (JsonNode property : readDocument().get("properties")) {
+            byName.put(property.get("name").asString(), property);
+        }
+        return byName;
+    }
+
+    private static JsonNode readDocument() {
         try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
-            Map<String, JsonNode> byName = new LinkedHashMap<>();
-            for (JsonNode property : JsonMapper.shared().readTree(in).get("properties")) {
-                byName.put(property.get("name").asString(), property);
-            }
-            return byName;
+            return JsonMapper.shared().readTree(in);
         } catch (java.io.IOException e) {
             throw new IllegalStateException("The build must generate META-INF/spring-configuration-metadata.json", e);
         }
